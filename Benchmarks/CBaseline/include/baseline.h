@@ -1,0 +1,1 @@
+int cyajl_baseline_placeholder(void);

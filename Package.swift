@@ -1,0 +1,34 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "swift-yajl",
+    products: [
+        .library(name: "YAJL", targets: ["YAJL"]),
+        .executable(name: "yajl", targets: ["YAJLTool"]),
+    ],
+    targets: [
+        // libyajl from the system (Debian: libyajl-dev), plus a small shim for what Swift cannot call.
+        .systemLibrary(
+            name: "CYAJL",
+            path: "Sources/CYAJL",
+            pkgConfig: "yajl",
+            providers: [.apt(["libyajl-dev"])]
+        ),
+        // The Swift library: byte sources, feeders, the parser bridge, typed events and paths.
+        .target(name: "YAJL", dependencies: ["CYAJL"], path: "Sources/YAJL"),
+        // Synthetic documents of any size, streamed to disk: for `make demo`, tests and benchmarks.
+        .target(name: "YAJLFixtures", path: "Sources/YAJLFixtures"),
+        // The `yajl` command-line tool.
+        .executableTarget(name: "YAJLTool", dependencies: ["YAJL", "YAJLFixtures"], path: "Sources/YAJLTool"),
+        // Benchmarks: a C baseline straight over libyajl, and the side-by-side runner.
+        .target(name: "CYAJLBaseline", dependencies: ["CYAJL"], path: "Benchmarks/CBaseline"),
+        .executableTarget(
+            name: "YAJLBenchmarks",
+            dependencies: ["YAJL", "YAJLFixtures", "CYAJLBaseline"],
+            path: "Benchmarks/YAJLBenchmarks"
+        ),
+        .testTarget(name: "YAJLTests", dependencies: ["YAJL", "YAJLFixtures"], path: "Tests/YAJLTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,79 @@
+/*
+ * shim.h: the parts of libyajl's C API that Swift cannot call directly.
+ *
+ * `yajl_config` and `yajl_gen_config` are variadic; Swift imports no C variadic
+ * function, so each option gets a fixed-arity `static inline` wrapper here.
+ * Number conversion also lives here because it needs the "C" locale and a
+ * NUL-terminated copy of YAJL's (unterminated, borrowed) number text.
+ */
+#ifndef CYAJL_SHIM_H
+#define CYAJL_SHIM_H
+
+#include <yajl/yajl_parse.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_version.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* yajl_config(handle, option, int): every parser option takes one int. */
+static inline int cyajl_config(yajl_handle handle, yajl_option option, int enabled) {
+    return yajl_config(handle, option, enabled);
+}
+
+/* yajl_gen_config for the flag options (beautify, validate_utf8, escape_solidus). */
+static inline int cyajl_gen_config_flag(yajl_gen gen, yajl_gen_option option, int enabled) {
+    return yajl_gen_config(gen, option, enabled);
+}
+
+/* yajl_gen_config(gen, yajl_gen_indent_string, const char *). YAJL keeps the pointer. */
+static inline int cyajl_gen_config_indent(yajl_gen gen, const char *indent) {
+    return yajl_gen_config(gen, yajl_gen_indent_string, indent);
+}
+
+/* yajl_gen_config(gen, yajl_gen_print_callback, callback, context). */
+static inline int cyajl_gen_config_print_callback(yajl_gen gen, yajl_print_t callback, void *context) {
+    return yajl_gen_config(gen, yajl_gen_print_callback, callback, context);
+}
+
+/* glibc declares strtod_l only under _GNU_SOURCE, which a module cannot rely on: declare it. */
+extern double strtod_l(const char *nptr, char **endptr, locale_t locale);
+
+/* A process-wide "C" locale, created once, so strtod never sees a user locale's decimal comma. */
+static inline locale_t cyajl_c_locale(void) {
+    static locale_t cached = (locale_t)0;
+    locale_t loc = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+    if (loc == (locale_t)0) {
+        locale_t fresh = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+        locale_t expected = (locale_t)0;
+        if (__atomic_compare_exchange_n(&cached, &expected, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            loc = fresh;
+        } else {
+            freelocale(fresh);
+            loc = expected;
+        }
+    }
+    return loc;
+}
+
+/*
+ * strtod over `length` bytes that are not NUL-terminated (YAJL's number text).
+ * Copies into a stack buffer (heap for very long numbers), parses in the C locale.
+ * Returns 0 and sets *ok to 0 only if memory for a long copy could not be had.
+ */
+static inline double cyajl_strtod(const char *text, size_t length, int *ok) {
+    char small[128];
+    char *copy = small;
+    if (length >= sizeof small) {
+        copy = (char *)malloc(length + 1);
+        if (copy == NULL) { *ok = 0; return 0.0; }
+    }
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    double value = strtod_l(copy, NULL, cyajl_c_locale());
+    if (copy != small) free(copy);
+    *ok = 1;
+    return value;
+}
+
+#endif /* CYAJL_SHIM_H */

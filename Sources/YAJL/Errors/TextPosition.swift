@@ -1,0 +1,97 @@
+/// Tracks lines across chunks so that an error can name its line and column.
+///
+/// YAJL reports an error as an offset into the chunk it was given and knows nothing of earlier
+/// chunks. After each chunk is accepted, this counts its newlines (a vectorizable byte loop, far
+/// cheaper than parsing) and remembers where the last line starts, plus the last few bytes for the
+/// error excerpt.
+struct TextPosition {
+    /// Newlines seen before the current chunk.
+    private(set) var newlinesBefore = 0
+    /// Absolute offset where the line that contains the current chunk's first byte starts.
+    private(set) var lineStartBefore = 0
+    /// The last bytes before the current chunk, for excerpts.
+    private var tail: [UInt8] = []
+    private static let tailLength = 24
+
+    /// Accounts for a chunk that the parser has fully consumed, starting at absolute `base`.
+    mutating func advance(over chunk: UnsafeRawBufferPointer, base: Int) {
+        let bytes = chunk.bindMemory(to: UInt8.self)
+        let newlines = Self.countNewlines(bytes)
+        if newlines > 0 {
+            newlinesBefore += newlines
+            var i = bytes.count - 1
+            while bytes[i] != UInt8(ascii: "\n") { i -= 1 }
+            lineStartBefore = base + i + 1
+        }
+        if bytes.count >= Self.tailLength {
+            tail = Array(bytes[(bytes.count - Self.tailLength)...])
+        } else {
+            tail.append(contentsOf: bytes)
+            if tail.count > Self.tailLength { tail.removeFirst(tail.count - Self.tailLength) }
+        }
+    }
+
+    /// Line and column (1-based, column in bytes) of absolute `offset`, which lies in `chunk`
+    /// (starting at absolute `base`) or just after it.
+    func lineAndColumn(of offset: Int, in chunk: UnsafeRawBufferPointer, base: Int) -> (line: Int, column: Int) {
+        let bytes = chunk.bindMemory(to: UInt8.self)
+        let relative = max(0, min(offset - base, bytes.count))
+        let prefix = UnsafeBufferPointer(rebasing: bytes[..<relative])
+        let newlines = Self.countNewlines(prefix)
+        var lineStart = lineStartBefore
+        if newlines > 0 {
+            var i = relative - 1
+            while prefix[i] != UInt8(ascii: "\n") { i -= 1 }
+            lineStart = base + i + 1
+        }
+        return (newlinesBefore + newlines + 1, offset - lineStart + 1)
+    }
+
+    /// A printable excerpt around absolute `offset`, and the marker's position in it.
+    func excerpt(around offset: Int, in chunk: UnsafeRawBufferPointer, base: Int) -> (String, Int) {
+        let bytes = chunk.bindMemory(to: UInt8.self)
+        let relative = max(0, min(offset - base, bytes.count))
+        var before = Array(tail.suffix(max(0, Self.tailLength - relative)))
+        before += bytes[max(0, relative - Self.tailLength)..<relative]
+        let after = Array(bytes[relative..<min(bytes.count, relative + 16)])
+        // Keep the line of the error only: cut at the nearest newlines.
+        if let lastNewline = before.lastIndex(of: UInt8(ascii: "\n")) { before.removeSubrange(...lastNewline) }
+        let afterLine = after.prefix { $0 != UInt8(ascii: "\n") }
+        let head = Self.printable(before)
+        return (head + Self.printable(Array(afterLine)), head.count)
+    }
+
+    static func printable(_ bytes: [UInt8]) -> String {
+        var text = ""
+        for character in String(decoding: bytes, as: UTF8.self) {
+            if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1, scalar.value < 0x20 || scalar.value == 0x7F {
+                switch scalar {
+                case "\t": text += "\\t"
+                case "\r": text += "\\r"
+                default: text += "\\u{\(String(scalar.value, radix: 16))}"
+                }
+            } else {
+                text.append(character)
+            }
+        }
+        return text
+    }
+
+    @inline(__always)
+    static func countNewlines(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        // Written so LLVM vectorizes it: no early exit, a byte compare summed into a wide counter.
+        var count = 0
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let end = min(n, i + 255)
+            var partial: UInt8 = 0
+            while i < end {
+                partial &+= bytes[i] == 10 ? 1 : 0
+                i &+= 1
+            }
+            count &+= Int(partial)
+        }
+        return count
+    }
+}

@@ -1,0 +1,37 @@
+/// Where an event happened, and a way to stop: handed to every ``JSONEventHandler`` call.
+///
+/// A context is a view of the parser's state at the moment of one call; use it during that call
+/// only. Reading ``depth`` or calling ``stop()`` costs nothing; ``path`` builds a ``JSONPath``
+/// from the parser's path stack each time you read it, so read it when you need it, not per event.
+public struct JSONEventContext {
+    let state: UnsafeMutablePointer<ParserState>
+
+    init(state: UnsafeMutablePointer<ParserState>) { self.state = state }
+
+    /// How many containers enclose the event's value: 0 at the top level. Always equals
+    /// `path.count`. For `startObject`/`endObject` (and arrays) it is the container's own depth.
+    public var depth: Int { state.pointee.path.depth }
+
+    /// The event's JSON path, e.g. `$.results[3].name`; `nil` when
+    /// ``JSONParser/Options/tracksPath`` is off.
+    ///
+    /// For a key, the path ends with that key; for `startObject`/`endObject` and arrays, it is the
+    /// container's own path.
+    public var path: JSONPath? {
+        state.pointee.tracksPath ? state.pointee.path.materialize() : nil
+    }
+
+    /// The absolute byte offset just past the event's token in the input.
+    public var byteOffset: Int { state.pointee.currentOffset }
+
+    /// Zero-based index of the top-level value this event belongs to: always 0 unless
+    /// ``JSONParser/Options/allowMultipleValues`` is on (then it numbers NDJSON lines' values).
+    public var topLevelIndex: Int { max(0, state.pointee.topLevelValues - 1) }
+
+    /// Ends the parse after this event, without an error: the parser reports
+    /// ``JSONParser/State/stopped`` and a feeder reads no further input.
+    public func stop() { state.pointee.stopRequested = true }
+}
+
+@available(*, unavailable, message: "a JSONEventContext is valid only during one handler call")
+extension JSONEventContext: Sendable {}

@@ -1,0 +1,87 @@
+/// A JSON number, lossless: its original text, and the value classified from it.
+///
+/// Classification rules:
+/// - written without fraction or exponent and fits in `Int64` → ``Value/integer(_:)``;
+/// - otherwise, if it converts to a finite `Double` → ``Value/double(_:)``;
+/// - otherwise (e.g. `1e400`) → ``Value/unrepresentable``: only ``text`` holds it.
+///
+/// ``text`` is always the number exactly as written, so a writer can pass it through untouched
+/// (`-0`, `1E+2` and 30-digit integers survive a round trip).
+public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
+    /// The classified value of a number.
+    public enum Value: Sendable, Hashable {
+        /// Written without fraction or exponent, and fits in `Int64`.
+        case integer(Int64)
+        /// Not an `Int64`, but converts to a finite `Double` (shortest round-trip on output).
+        case double(Double)
+        /// Neither: too large for a finite `Double` (e.g. `1e400`). Use ``JSONNumber/text``.
+        case unrepresentable
+    }
+
+    /// The number exactly as written in the document.
+    public let text: String
+    /// The classified value.
+    public let value: Value
+
+    /// Parses and classifies a number from its JSON text. Returns `nil` if `text` is not a JSON number.
+    public init?(_ text: String) {
+        var text = text
+        guard let value = text.withUTF8({ utf8 -> Value? in
+            guard JSONNumberGrammar.isValid(utf8) else { return nil }
+            return JSONNumberParser.classify(UnsafeRawBufferPointer(utf8))
+        }) else { return nil }
+        self.text = text
+        self.value = value
+    }
+
+    init(text: String, value: Value) {
+        self.text = text
+        self.value = value
+    }
+
+    /// The value as `Int64`, if it is an integer.
+    public var int64Value: Int64? {
+        if case .integer(let value) = value { return value }
+        return nil
+    }
+
+    /// The value as `Double`: exact for doubles, converted for integers, `nil` when unrepresentable.
+    public var doubleValue: Double? {
+        switch value {
+        case .integer(let value): return Double(value)
+        case .double(let value): return value
+        case .unrepresentable: return nil
+        }
+    }
+
+    /// The original text.
+    public var description: String { text }
+}
+
+/// A number as YAJL delivered it: its text, borrowed for the duration of one callback.
+///
+/// Classification (``value``) runs only when you ask for it, so handlers that pass numbers
+/// through (writers, filters) never pay for conversion.
+public struct JSONNumberView: CustomStringConvertible {
+    /// The number's text as written (ASCII digits, sign, `.`, `e`). Valid only during the callback.
+    public let bytes: UnsafeRawBufferPointer
+
+    /// Wraps borrowed number text that YAJL has already validated.
+    @inlinable
+    public init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    /// Classifies the number (integer fast path, then a correctly rounded double).
+    public var value: JSONNumber.Value { JSONNumberParser.classify(bytes) }
+
+    /// The original text as an owned `String`.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// An owned, classified copy.
+    public var number: JSONNumber { JSONNumber(text: text, value: value) }
+
+    /// The original text.
+    public var description: String { text }
+}
+
+@available(*, unavailable, message: "a JSONNumberView borrows YAJL's buffer for one callback; copy it with .number")
+extension JSONNumberView: Sendable {}

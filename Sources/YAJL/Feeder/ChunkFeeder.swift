@@ -1,0 +1,88 @@
+/// Reads a byte source into a buffer and feeds the parser, in bounded chunks.
+///
+/// Normally each read asks for ``JSONParser/Options/chunkSize`` bytes (one `read`, whatever the
+/// source has). When a chunk produced no event, a token is spanning reads, and YAJL re-scans a
+/// buffered token from its start on every call (quadratic in the token's length), so the next read
+/// is doubled and filled completely, up to ``JSONParser/Options/maxTokenBytes``. Once events flow
+/// again, reads return to the base size and an enlarged buffer is released.
+struct ChunkFeeder {
+    private let baseSize: Int
+    private let maxSize: Int
+    private(set) var readSize: Int
+    private var buffer: UnsafeMutableRawBufferPointer
+
+    init(options: JSONParser.Options) {
+        baseSize = options.effectiveChunkSize
+        maxSize = options.maxReadSize
+        readSize = baseSize
+        buffer = .allocate(byteCount: baseSize, alignment: 16)
+    }
+
+    func deallocate() { buffer.deallocate() }
+
+    /// Whether reads are being grown because a token spans them.
+    var isGrowing: Bool { readSize > baseSize }
+
+    /// The buffer for the next read, sized to ``readSize``.
+    mutating func nextBuffer() -> UnsafeMutableRawBufferPointer {
+        if buffer.count != readSize {
+            buffer.deallocate()
+            buffer = .allocate(byteCount: readSize, alignment: 16)
+        }
+        return buffer
+    }
+
+    /// Adjusts the next read after the parser consumed a chunk.
+    mutating func adapt(producedEvents: Bool) {
+        if producedEvents {
+            readSize = baseSize
+        } else {
+            readSize = min(maxSize, readSize * 2)
+        }
+    }
+}
+
+extension JSONParser {
+    /// Parses a whole document from `source`, reading it in chunks of ``Options/chunkSize`` bytes,
+    /// then calls ``finish()``.
+    ///
+    /// Memory stays bounded by the chunk size plus the largest token, whatever the document's size.
+    /// If the handler stops the parse, reading stops at once and ``State/stopped`` is returned.
+    ///
+    /// - Throws: ``JSONParseError``, the source's I/O error (e.g. ``JSONSourceError``), or the
+    ///   handler's own error, unchanged.
+    @discardableResult
+    public func parse(from source: some JSONByteSource) throws -> State {
+        var source = source
+        var feeder = ChunkFeeder(options: options)
+        defer { feeder.deallocate() }
+        while state == .parsing {
+            let buffer = feeder.nextBuffer()
+            let n = feeder.isGrowing ? try source.readFully(into: buffer) : try source.read(into: buffer)
+            if n == 0 { return try finish() }
+            try parse(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+            feeder.adapt(producedEvents: lastChunkProducedEvents)
+        }
+        return state
+    }
+
+    /// Parses a whole document from an asynchronous source, then calls ``finish()``.
+    ///
+    /// Parsing is synchronous between reads: the task suspends only to wait for bytes. Task
+    /// cancellation is checked before every read and ends the parse with `CancellationError`.
+    @discardableResult
+    public func parse(from source: some AsyncJSONByteSource) async throws -> State {
+        var source = source
+        var feeder = ChunkFeeder(options: options)
+        defer { feeder.deallocate() }
+        while state == .parsing {
+            try Task.checkCancellation()
+            let buffer = feeder.nextBuffer()
+            let n = feeder.isGrowing ? try await source.readFully(into: buffer) : try await source.read(into: buffer)
+            if n == 0 { return try finish() }
+            try parse(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+            feeder.adapt(producedEvents: lastChunkProducedEvents)
+        }
+        return state
+    }
+}

@@ -1,0 +1,225 @@
+private import CYAJL
+
+// The only file that calls libyajl's parser API.
+//
+// Design (measured in ../shared/design/HOT-PATH.md): one `yajl_callbacks` table of capture-free
+// closures, allocated once per process (YAJL keeps the pointer, it does not copy the struct). The
+// context pointer is a `ParserState` struct behind an `UnsafeMutablePointer`, so a callback reaches
+// its state with no retain/release and no exclusivity check. Keys, strings and numbers are passed on
+// as borrowed buffers. An error thrown by the handler is stored, the callback returns 0 ("stop"), and
+// the error is rethrown after `yajl_parse` returns.
+
+/// The mutable state the C callbacks work on. Lives at a fixed address for the parser's lifetime.
+struct ParserState {
+    /// The handler; kept alive by the owning `JSONParser`, so it is held here without a reference count.
+    unowned(unsafe) let handler: any JSONEventHandler
+    var path: PathStack
+    let maxDepth: Int
+    /// Events delivered so far (used to detect reads that produced no event).
+    var eventCount = 0
+    /// Deepest nesting seen: the most containers open at once.
+    var maxDepthSeen = 0
+    /// Top-level values started so far (several with `allowMultipleValues`).
+    var topLevelValues = 0
+    /// An error to rethrow once YAJL returns (handler error or a limit hit inside a callback).
+    var pendingError: (any Error)?
+    /// Set by `JSONEventContext.stop()`.
+    var stopRequested = false
+    /// Absolute offset of the first byte of the chunk being parsed.
+    var chunkBase = 0
+    /// Length of the chunk being parsed (offsets reported during `finish` are clamped to the input).
+    var chunkLength = 0
+    /// The YAJL handle, for byte offsets during callbacks.
+    var handle: OpaquePointer?
+    /// Whether keys are kept, so that paths can be materialized.
+    let tracksPath: Bool
+
+    /// Absolute offset just past the token being delivered.
+    var currentOffset: Int {
+        guard let handle else { return chunkBase }
+        return chunkBase + min(yajl_get_bytes_consumed(handle), chunkLength)
+    }
+}
+
+/// Owns one `yajl_handle` and the state its callbacks use.
+final class YAJLParserBridge {
+    let state: UnsafeMutablePointer<ParserState>
+    private let handle: OpaquePointer
+
+    init(options: JSONParser.Options, handler: any JSONEventHandler) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: ParserState(
+            handler: handler, path: PathStack(keepsKeys: options.tracksPath),
+            maxDepth: options.maxDepth, tracksPath: options.tracksPath))
+        // yajl_alloc only fails when malloc does; there is nothing sensible to do but stop.
+        guard let handle = yajl_alloc(sharedCallbacks, nil, UnsafeMutableRawPointer(state)) else {
+            fatalError("yajl_alloc failed: out of memory")
+        }
+        self.handle = handle
+        state.pointee.handle = handle
+        cyajl_config(handle, yajl_allow_comments, options.allowComments ? 1 : 0)
+        cyajl_config(handle, yajl_dont_validate_strings, options.validatesUTF8 ? 0 : 1)
+        cyajl_config(handle, yajl_allow_trailing_garbage, options.allowTrailingGarbage ? 1 : 0)
+        cyajl_config(handle, yajl_allow_multiple_values, options.allowMultipleValues ? 1 : 0)
+        cyajl_config(handle, yajl_allow_partial_values, options.allowPartialValues ? 1 : 0)
+    }
+
+    deinit {
+        yajl_free(handle)
+        state.pointee.path.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    enum Status {
+        case ok
+        /// A callback returned 0: the handler threw, asked to stop, or a limit was hit.
+        case stopped
+        /// YAJL rejected the input; `consumed` is the error's offset in the chunk.
+        case error(message: String, consumed: Int)
+    }
+
+    /// `yajl_parse` over one chunk, which starts at absolute offset `base`.
+    func parse(_ chunk: UnsafeRawBufferPointer, base: Int) -> Status {
+        state.pointee.chunkBase = base
+        state.pointee.chunkLength = chunk.count
+        let bytes = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        return status(yajl_parse(handle, bytes, chunk.count))
+    }
+
+    /// `yajl_complete_parse`: the input has ended at absolute offset `end`.
+    func complete(end: Int) -> Status {
+        state.pointee.chunkBase = end
+        state.pointee.chunkLength = 0
+        return status(yajl_complete_parse(handle))
+    }
+
+    private func status(_ status: yajl_status) -> Status {
+        switch status {
+        case yajl_status_ok: return .ok
+        case yajl_status_client_canceled: return .stopped
+        default:
+            let consumed = yajl_get_bytes_consumed(handle)
+            var message = "unknown error"
+            if let raw = yajl_get_error(handle, 0, nil, 0) {
+                message = Self.errorMessage(from: UnsafeRawPointer(raw).assumingMemoryBound(to: CChar.self))
+                yajl_free_error(handle, raw)
+            }
+            return .error(message: message, consumed: consumed)
+        }
+    }
+
+    /// YAJL renders `"<parse|lexical> error: <text>\n"`; keep `<text>`, without a final period.
+    private static func errorMessage(from cString: UnsafePointer<CChar>) -> String {
+        var text = String(cString: cString)  // NUL-terminated: YAJL allocated it for us.
+        while text.last == "\n" || text.last == " " { text.removeLast() }
+        if let range = text.range(of: " error: ") { text = String(text[range.upperBound...]) }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+}
+
+// MARK: - The callbacks
+
+@inline(__always)
+private func state(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<ParserState> {
+    context.unsafelyUnwrapped.assumingMemoryBound(to: ParserState.self)
+}
+
+/// Runs one handler call; turns a thrown error or a stop request into YAJL's "stop" (0).
+@inline(__always)
+private func deliver(_ s: UnsafeMutablePointer<ParserState>, _ body: (JSONEventContext) throws -> Void) -> Int32 {
+    s.pointee.eventCount &+= 1
+    do {
+        try body(JSONEventContext(state: s))
+    } catch {
+        s.pointee.pendingError = error
+        return 0
+    }
+    return s.pointee.stopRequested ? 0 : 1
+}
+
+@inline(__always)
+private func willStartValue(_ s: UnsafeMutablePointer<ParserState>) {
+    if s.pointee.path.depth == 0 { s.pointee.topLevelValues &+= 1 }
+    s.pointee.path.willStartValue()
+}
+
+/// Delivers a container start and opens the container, unless it would be deeper than allowed:
+/// then it records a depth-limit error and returns 0 without calling the handler.
+@inline(__always)
+private func open(
+    _ s: UnsafeMutablePointer<ParserState>, isArray: Bool, _ body: (JSONEventContext) throws -> Void
+) -> Int32 {
+    let depth = s.pointee.path.depth + 1
+    if depth > s.pointee.maxDepth {
+        s.pointee.pendingError = LimitViolation.depth(offset: s.pointee.currentOffset - 1)
+        return 0
+    }
+    if depth > s.pointee.maxDepthSeen { s.pointee.maxDepthSeen = depth }
+    let result = deliver(s, body)
+    s.pointee.path.push(isArray: isArray)
+    return result
+}
+
+/// A limit hit inside a callback; `JSONParser` turns it into a located `JSONParseError`.
+enum LimitViolation: Error {
+    case depth(offset: Int)
+}
+
+private nonisolated(unsafe) let sharedCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(to: yajl_callbacks(
+        yajl_null: { context in
+            let s = state(context)
+            willStartValue(s)
+            return deliver(s) { try s.pointee.handler.null(context: $0) }
+        },
+        yajl_boolean: { context, value in
+            let s = state(context)
+            willStartValue(s)
+            return deliver(s) { try s.pointee.handler.bool(value != 0, context: $0) }
+        },
+        yajl_integer: nil,
+        yajl_double: nil,
+        yajl_number: { context, text, length in
+            let s = state(context)
+            willStartValue(s)
+            let view = JSONNumberView(bytes: UnsafeRawBufferPointer(start: text, count: length))
+            return deliver(s) { try s.pointee.handler.number(view, context: $0) }
+        },
+        yajl_string: { context, bytes, length in
+            let s = state(context)
+            willStartValue(s)
+            let view = JSONStringView(bytes: UnsafeRawBufferPointer(start: bytes, count: length))
+            return deliver(s) { try s.pointee.handler.string(view, context: $0) }
+        },
+        yajl_start_map: { context in
+            let s = state(context)
+            willStartValue(s)
+            return open(s, isArray: false) { try s.pointee.handler.startObject(context: $0) }
+        },
+        yajl_map_key: { context, bytes, length in
+            let s = state(context)
+            let view = UnsafeRawBufferPointer(start: bytes, count: length)
+            s.pointee.path.setKey(view)
+            return deliver(s) { try s.pointee.handler.key(JSONStringView(bytes: view), context: $0) }
+        },
+        yajl_end_map: { context in
+            let s = state(context)
+            s.pointee.path.pop()
+            return deliver(s) { try s.pointee.handler.endObject(context: $0) }
+        },
+        yajl_start_array: { context in
+            let s = state(context)
+            willStartValue(s)
+            return open(s, isArray: true) { try s.pointee.handler.startArray(context: $0) }
+        },
+        yajl_end_array: { context in
+            let s = state(context)
+            s.pointee.path.pop()
+            return deliver(s) { try s.pointee.handler.endArray(context: $0) }
+        }
+    ))
+    return table
+}()

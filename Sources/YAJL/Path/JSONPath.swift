@@ -1,0 +1,102 @@
+/// A location in a JSON document: the object keys and array indices from the root to a value.
+///
+/// Rendered as a normalized JSONPath (RFC 9535 style): `$.results[3].address.geo[0]`, with bracket
+/// notation for keys that are not plain identifiers: `$['first name']['a.b']`.
+///
+/// The parser never builds one of these per event: it keeps a cheap stack and materializes a
+/// `JSONPath` only when you ask (``JSONEventContext/path``) or when an error is reported.
+public struct JSONPath: Sendable, Hashable, CustomStringConvertible, ExpressibleByArrayLiteral {
+    /// One step of a path.
+    public enum Component: Sendable, Hashable, CustomStringConvertible {
+        /// An object member, by key.
+        case key(String)
+        /// An array element, by zero-based index.
+        case index(Int)
+
+        /// The step as it appears in a normalized JSONPath: `.name`, `['odd key']` or `[3]`.
+        public var description: String {
+            switch self {
+            case .index(let index): return "[\(index)]"
+            case .key(let key):
+                return JSONPath.isShorthandName(key) ? ".\(key)" : "[\(JSONPath.quoted(key))]"
+            }
+        }
+    }
+
+    /// The steps from the root, outermost first.
+    public var components: [Component]
+
+    /// The root, `$`.
+    public static let root = JSONPath([])
+
+    /// Creates a path from its steps, outermost first.
+    public init(_ components: [Component]) { self.components = components }
+
+    /// Creates a path from a literal list of steps.
+    public init(arrayLiteral elements: Component...) { self.components = elements }
+
+    /// The number of steps; equals the number of containers enclosing the value.
+    public var count: Int { components.count }
+
+    /// The normalized JSONPath, e.g. `$.results[3].name`.
+    public var description: String {
+        var text = "$"
+        for component in components { text += component.description }
+        return text
+    }
+
+    /// The normalized JSONPath, shortened for messages when it has more than `maxComponents`
+    /// steps: the first and last steps are kept around `…(N more)…`.
+    public func abbreviated(maxComponents: Int = 24) -> String {
+        guard components.count > maxComponents, maxComponents >= 2 else { return description }
+        let head = maxComponents * 2 / 3
+        let tail = maxComponents - head
+        let omitted = components.count - head - tail
+        var text = "$"
+        for component in components[..<head] { text += component.description }
+        text += "…(\(omitted) more)…"
+        for component in components[(components.count - tail)...] { text += component.description }
+        return text
+    }
+
+    /// Whether `key` can be written as `.key`: an ASCII letter or `_`, then letters, digits or `_`.
+    static func isShorthandName(_ key: String) -> Bool {
+        var utf8 = key.utf8.makeIterator()
+        guard let first = utf8.next(), first.isASCIILetter || first == UInt8(ascii: "_") else { return false }
+        while let byte = utf8.next() {
+            guard byte.isASCIILetter || byte.isASCIIDigit || byte == UInt8(ascii: "_") else { return false }
+        }
+        return true
+    }
+
+    /// `key` in single quotes with RFC 9535 normalized-path escapes.
+    static func quoted(_ key: String) -> String {
+        var text = "'"
+        for scalar in key.unicodeScalars {
+            switch scalar {
+            case "'": text += "\\'"
+            case "\\": text += "\\\\"
+            case "\u{08}": text += "\\b"
+            case "\u{0C}": text += "\\f"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                text += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "'"
+    }
+}
+
+extension UInt8 {
+    var isASCIILetter: Bool { (self | 0x20) >= UInt8(ascii: "a") && (self | 0x20) <= UInt8(ascii: "z") }
+    var isASCIIDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

@@ -1,0 +1,129 @@
+/// The stack of open containers, kept so that every event knows its path.
+///
+/// This is the "named stack" of the YAJL/Objective-C pattern, generalized: each open container is a
+/// frame; an object frame remembers its current key, an array frame its current index. Keys are
+/// copied once into one growing byte arena (the bytes YAJL hands over live only during the
+/// callback), so pushing, popping and naming cost a few stores and one `memcpy` per key, and nothing
+/// is allocated per event. A ``JSONPath`` is built from the stack only when somebody asks for it.
+///
+/// The storage is manually managed (`deallocate()` must be called by the owner) because it sits on
+/// the hot path behind an `UnsafeMutablePointer`, where Swift arrays would add uniqueness checks.
+struct PathStack {
+    struct Frame {
+        /// `true` for an array, `false` for an object.
+        var isArray: Bool
+        /// Arrays: index of the current element, -1 before the first. Objects: unused.
+        var index: Int
+        /// Objects: where the current key starts in the arena; arrays: where the next frame's key may start.
+        var keyStart: Int
+        /// Objects: the current key's length in bytes, -1 before the first key. Arrays: 0.
+        var keyLength: Int
+    }
+
+    private(set) var depth = 0
+    private var frames: UnsafeMutablePointer<Frame>
+    private var frameCapacity: Int
+    private var arena: UnsafeMutablePointer<UInt8>
+    private var arenaCapacity: Int
+    /// When `false`, only the depth and array indices are kept: keys are not copied.
+    let keepsKeys: Bool
+
+    init(keepsKeys: Bool) {
+        self.keepsKeys = keepsKeys
+        frameCapacity = 64
+        frames = .allocate(capacity: frameCapacity)
+        arenaCapacity = keepsKeys ? 1024 : 0
+        arena = .allocate(capacity: max(arenaCapacity, 1))
+    }
+
+    func deallocate() {
+        frames.deallocate()
+        arena.deallocate()
+    }
+
+    /// Called before every value (scalar or container start): moves an enclosing array to its next index.
+    @inline(__always)
+    mutating func willStartValue() {
+        if depth > 0 && frames[depth - 1].isArray {
+            frames[depth - 1].index &+= 1
+        }
+    }
+
+    @inline(__always)
+    mutating func push(isArray: Bool) {
+        if depth == frameCapacity { growFrames() }
+        let start: Int
+        if depth == 0 {
+            start = 0
+        } else {
+            let top = frames[depth - 1]
+            start = top.keyStart + max(top.keyLength, 0)
+        }
+        frames[depth] = Frame(isArray: isArray, index: -1, keyStart: start, keyLength: isArray ? 0 : -1)
+        depth &+= 1
+    }
+
+    @inline(__always)
+    mutating func pop() {
+        depth &-= 1
+    }
+
+    /// Names the current member of the innermost object.
+    @inline(__always)
+    mutating func setKey(_ key: UnsafeRawBufferPointer) {
+        guard depth > 0 else { return }
+        let top = depth - 1
+        guard keepsKeys else {
+            frames[top].keyLength = 0
+            return
+        }
+        let start = frames[top].keyStart
+        let end = start + key.count
+        if end > arenaCapacity { growArena(to: end) }
+        if let base = key.baseAddress, key.count > 0 {
+            (arena + start).update(from: base.assumingMemoryBound(to: UInt8.self), count: key.count)
+        }
+        frames[top].keyLength = key.count
+    }
+
+    /// The path of the current position, materialized.
+    ///
+    /// An object frame with a key names that key, an array frame with an index names that index,
+    /// and a frame still before its first member ends the path there (the position is the
+    /// container itself, e.g. at `{` or at an error right after it).
+    func materialize() -> JSONPath {
+        var components: [JSONPath.Component] = []
+        components.reserveCapacity(depth)
+        for level in 0..<depth {
+            let frame = frames[level]
+            if frame.isArray {
+                if frame.index >= 0 { components.append(.index(frame.index)) } else { break }
+            } else {
+                if frame.keyLength < 0 { break }
+                let bytes = UnsafeBufferPointer(start: arena + frame.keyStart, count: frame.keyLength)
+                components.append(.key(String(decoding: bytes, as: UTF8.self)))
+            }
+        }
+        return JSONPath(components)
+    }
+
+    private mutating func growFrames() {
+        let newCapacity = frameCapacity * 2
+        let newFrames = UnsafeMutablePointer<Frame>.allocate(capacity: newCapacity)
+        newFrames.moveInitialize(from: frames, count: depth)
+        frames.deallocate()
+        frames = newFrames
+        frameCapacity = newCapacity
+    }
+
+    private mutating func growArena(to needed: Int) {
+        var newCapacity = max(arenaCapacity, 64)
+        while newCapacity < needed { newCapacity *= 2 }
+        let newArena = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        let used = depth > 0 ? frames[depth - 1].keyStart : 0
+        if used > 0 { newArena.update(from: arena, count: used) }
+        arena.deallocate()
+        arena = newArena
+        arenaCapacity = newCapacity
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// Writes synthetic JSON documents of a requested size, streamed to a file in 1 MiB writes (never
+/// held in memory), and counts what it wrote so tests can check a parser's counts against it.
+///
+/// Shared by the `yajl generate` command (for `make demo`), the tests and the benchmarks.
+public enum DocumentGenerator {
+    /// The shapes of document.
+    public enum Kind: String, CaseIterable, Sendable {
+        /// `{"meta": {...}, "results": [ {record}, ... ]}`: typical API export.
+        case records
+        /// `{"meta": {...}, "results": [...]}` as NDJSON: one record per line.
+        case ndjson
+        /// GeoJSON-like coordinates: mostly doubles.
+        case numbers
+        /// Records with long strings full of escapes and non-ASCII text.
+        case strings
+    }
+
+    /// What a generated document contains, counted the way `yajl stats` counts.
+    public struct Counts: Sendable, Hashable, Codable {
+        public var bytes = 0
+        public var maps = 0
+        public var arrays = 0
+        public var keys = 0
+        public var strings = 0
+        public var integers = 0
+        public var doubles = 0
+        public var numbers = 0
+        public var booleans = 0
+        public var nulls = 0
+        public var maxDepth = 0
+        /// Records written under `$.results` (or NDJSON lines).
+        public var records = 0
+        public init() {}
+    }
+
+    /// Writes a document of `kind` of at least `targetBytes` bytes to `path`; returns its counts.
+    @discardableResult
+    public static func write(_ kind: Kind, targetBytes: Int, to path: String, seed: UInt64 = 1) throws -> Counts {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: path) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+        defer { try? handle.close() }
+        var writer = Writer(handle: handle)
+        var counts = Counts()
+        var random = SplitMix64(seed: seed)
+
+        if kind == .ndjson {
+            while writer.written < targetBytes {
+                record(kind: .records, index: counts.records, random: &random, into: &writer, counts: &counts, depth: 0)
+                writer.append("\n")
+                counts.records += 1
+            }
+        } else {
+            // {"meta":{"generator":"swift-yajl","kind":"records","version":1},"results":[
+            writer.append(#"{"meta":{"generator":"swift-yajl","kind":""#)
+            writer.append(kind.rawValue)
+            writer.append(#"","version":1},"results":["#)
+            counts.maps += 2; counts.keys += 5; counts.strings += 2; counts.integers += 1; counts.arrays += 1
+            counts.maxDepth = max(counts.maxDepth, 2)
+            while writer.written < targetBytes - 2 {
+                if counts.records > 0 { writer.append(",") }
+                record(kind: kind, index: counts.records, random: &random, into: &writer, counts: &counts, depth: 2)
+                counts.records += 1
+                if counts.records % 16 == 0 { writer.append("\n") }
+            }
+            writer.append("]}\n")
+        }
+        try writer.flush()
+        counts.bytes = writer.written
+        return counts
+    }
+
+    private static let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett"]
+    private static let cities = ["Zürich", "São Paulo", "Kraków", "東京", "Reykjavík", "Montréal", "Cairo", "Lima"]
+
+    private static func record(kind: Kind, index: Int, random: inout SplitMix64, into w: inout Writer, counts: inout Counts, depth: Int) {
+        switch kind {
+        case .records, .ndjson:
+            // {"id":N,"name":"...","email":"...","active":B,"score":D,"tags":[s,s],"address":{"city":s,"zip":s,"geo":[d,d]},"note":null}
+            let score = Double(random.next() % 100_000) / 100
+            w.append(#"{"id":"#); w.append(String(index))
+            w.append(#","name":"user "#); w.append(String(index)); w.append(#"","email":"user"#)
+            w.append(String(index)); w.append(#"@example.com","active":"#)
+            w.append(random.next() % 2 == 0 ? "true" : "false")
+            w.append(#","score":"#); w.append(score == score.rounded() ? "\(Int(score)).5" : "\(score)")
+            w.append(#","tags":[""#); w.append(words[Int(random.next() % 10)]); w.append(#"",""#)
+            w.append(words[Int(random.next() % 10)]); w.append(#""],"address":{"city":""#)
+            w.append(cities[Int(random.next() % UInt64(cities.count))])
+            w.append(#"","zip":""#); w.append(String(10000 + Int(random.next() % 89999)))
+            w.append(#"","geo":["#); w.append(coordinate(&random)); w.append(","); w.append(coordinate(&random))
+            w.append(#"]},"note":null}"#)
+            counts.maps += 2; counts.arrays += 2; counts.keys += 11; counts.strings += 6
+            counts.integers += 1; counts.doubles += 3; counts.booleans += 1; counts.nulls += 1
+            counts.maxDepth = max(counts.maxDepth, depth + 3)
+        case .numbers:
+            // {"type":"Polygon","coordinates":[[[d,d],[d,d],... 32 pairs]]}
+            w.append(#"{"type":"Polygon","coordinates":[["#)
+            for i in 0..<32 {
+                if i > 0 { w.append(",") }
+                w.append("["); w.append(coordinate(&random)); w.append(","); w.append(coordinate(&random)); w.append("]")
+            }
+            w.append("]]}")
+            counts.maps += 1; counts.keys += 2; counts.strings += 1; counts.arrays += 2 + 32; counts.doubles += 64
+            counts.maxDepth = max(counts.maxDepth, depth + 4)
+        case .strings:
+            // {"id":N,"text":"<long, escaped, non-ASCII>","lang":"xx"}
+            w.append(#"{"id":"#); w.append(String(index)); w.append(#","text":""#)
+            for i in 0..<24 {
+                w.append(words[Int(random.next() % 10)])
+                w.append(i % 5 == 0 ? #" \"quoted\"\n"# : (i % 7 == 0 ? #" \u00e9t\u00e9 \ud83d\ude00 "# : " — 東京 "))
+            }
+            w.append(#"","lang":"en"}"#)
+            counts.maps += 1; counts.keys += 3; counts.strings += 2; counts.integers += 1
+            counts.maxDepth = max(counts.maxDepth, depth + 1)
+        }
+    }
+
+    private static func coordinate(_ random: inout SplitMix64) -> String {
+        let value = Double(Int64(random.next() % 360_000_000) - 180_000_000) / 1_000_000
+        return value == value.rounded() ? "\(Int(value)).25" : "\(value)"
+    }
+}
+
+/// A small deterministic PRNG, so generated documents are the same on every machine.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Buffers writes into 1 MiB blocks.
+struct Writer {
+    let handle: FileHandle
+    var buffer: [UInt8] = []
+    var written = 0
+
+    init(handle: FileHandle) {
+        self.handle = handle
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    mutating func append(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        written += text.utf8.count
+        if buffer.count >= 1 << 20 { try? flush() }
+    }
+
+    mutating func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try handle.write(contentsOf: buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

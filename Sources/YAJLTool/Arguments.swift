@@ -1,0 +1,114 @@
+import YAJL
+
+/// Settings gathered from the command line, shared by every command.
+struct ToolSettings {
+    var parser = JSONParser.Options()
+    var inputs: [String] = []
+    /// Command-specific values by option name (e.g. "kind", "size").
+    var values: [String: String] = [:]
+}
+
+/// A command-line failure that is the user's to fix: exit status 2.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// One `--option`: its name, the value it takes (if any), its help line and what it sets.
+struct OptionSpec: Sendable {
+    let name: String
+    let valueName: String?
+    let help: String
+    let apply: @Sendable (inout ToolSettings, String) throws -> Void
+
+    static func flag(_ name: String, _ help: String, _ apply: @escaping @Sendable (inout ToolSettings) -> Void) -> OptionSpec {
+        OptionSpec(name: name, valueName: nil, help: help) { settings, _ in apply(&settings) }
+    }
+
+    static func size(_ name: String, _ help: String, _ apply: @escaping @Sendable (inout ToolSettings, Int) -> Void) -> OptionSpec {
+        OptionSpec(name: name, valueName: "N", help: help) { settings, text in
+            apply(&settings, try parseSize(text, option: name))
+        }
+    }
+
+    static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help) { settings, text in settings.values[name] = text }
+    }
+}
+
+/// The parser options every reading command shares.
+let parserOptionSpecs: [OptionSpec] = [
+    .size("--chunk-size", "bytes per read (default 64K; suffixes K, M, G)") { $0.parser.chunkSize = $1 },
+    .flag("--allow-comments", "accept /* */ and // comments") { $0.parser.allowComments = true },
+    .flag("--allow-trailing-garbage", "ignore anything after the first value") { $0.parser.allowTrailingGarbage = true },
+    .flag("--allow-multiple-values", "accept several top-level values (NDJSON, concatenated JSON)") {
+        $0.parser.allowMultipleValues = true
+    },
+    .flag("--allow-partial-values", "accept input that ends inside a value") { $0.parser.allowPartialValues = true },
+    .flag("--no-utf8-check", "do not reject invalid UTF-8 in strings") { $0.parser.validatesUTF8 = false },
+    .size("--max-depth", "deepest nesting accepted (default 1000)") { $0.parser.maxDepth = $1 },
+    .size("--max-token-bytes", "longest string, key or number buffered across reads (default 16M)") {
+        $0.parser.maxTokenBytes = $1
+    },
+    .size("--max-document-bytes", "largest input accepted (default: no limit)") { $0.parser.maxDocumentBytes = $1 },
+]
+
+/// The command-line flag that raises each parser limit, for error messages.
+let limitFlags: [String: String] = [
+    "maxDepth": "--max-depth", "maxTokenBytes": "--max-token-bytes", "maxDocumentBytes": "--max-document-bytes",
+]
+
+/// `123`, `64K`, `16M`, `1G` (binary multiples).
+func parseSize(_ text: String, option: String) throws -> Int {
+    let multipliers: [Character: Int] = ["K": 1 << 10, "k": 1 << 10, "M": 1 << 20, "m": 1 << 20, "G": 1 << 30, "g": 1 << 30]
+    var digits = Substring(text)
+    var multiplier = 1
+    if let last = digits.last, let m = multipliers[last] {
+        multiplier = m
+        digits = digits.dropLast()
+    }
+    guard let value = Int(digits), value >= 0, value <= Int.max / multiplier else {
+        throw UsageError(description: "\(option) expects a size such as 4096, 64K or 16M, not '\(text)'")
+    }
+    return value * multiplier
+}
+
+/// Parses `arguments` against `specs`: `--name value`, `--name=value`, positionals, `-` for stdin
+/// and `--` to end the options.
+func parseArguments(_ arguments: [String], specs: [OptionSpec], command: String) throws -> ToolSettings {
+    var settings = ToolSettings()
+    let byName = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    var index = 0
+    var optionsEnded = false
+    while index < arguments.count {
+        let argument = arguments[index]
+        index += 1
+        if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
+            settings.inputs.append(argument)
+            continue
+        }
+        if argument == "--" {
+            optionsEnded = true
+            continue
+        }
+        var name = argument
+        var inlineValue: String?
+        if let equals = argument.firstIndex(of: "=") {
+            name = String(argument[..<equals])
+            inlineValue = String(argument[argument.index(after: equals)...])
+        }
+        guard let spec = byName[name] else {
+            throw UsageError(description: "unknown option '\(name)' for 'yajl \(command)' (see 'yajl \(command) --help')")
+        }
+        if spec.valueName == nil {
+            guard inlineValue == nil else { throw UsageError(description: "\(name) takes no value") }
+            try spec.apply(&settings, "")
+        } else if let value = inlineValue {
+            try spec.apply(&settings, value)
+        } else {
+            guard index < arguments.count else { throw UsageError(description: "\(name) needs a value") }
+            try spec.apply(&settings, arguments[index])
+            index += 1
+        }
+    }
+    return settings
+}

@@ -1,0 +1,70 @@
+import Foundation
+import YAJL
+
+/// One `yajl` command: its name, help and options, and what it runs.
+struct Command: Sendable {
+    let name: String
+    let summary: String
+    let usage: String
+    let details: String
+    let options: [OptionSpec]
+    let maxInputs: Int
+    /// Runs the command; returns the exit status.
+    let run: @Sendable (ToolSettings) throws -> Int32
+
+    var help: String {
+        var text = "usage: yajl \(name) \(usage)\n\n\(summary)\n"
+        if !details.isEmpty { text += "\n\(details)\n" }
+        text += "\noptions:\n"
+        for option in options {
+            let left = option.valueName.map { "\(option.name) \($0)" } ?? option.name
+            text += "  " + left.padding(toLength: 28, withPad: " ", startingAt: 0) + option.help + "\n"
+        }
+        text += "  " + "-h, --help".padding(toLength: 28, withPad: " ", startingAt: 0) + "show this help\n"
+        return text
+    }
+}
+
+/// The standard exit statuses of `yajl`.
+enum ExitStatus {
+    static let success: Int32 = 0
+    /// The input is not valid JSON (or hit a limit).
+    static let invalidInput: Int32 = 1
+    /// Usage or I/O error.
+    static let usage: Int32 = 2
+}
+
+/// The input named on the command line: a file, or standard input for `-` or nothing.
+func inputSource(_ settings: ToolSettings) -> (name: String, source: any JSONByteSource) {
+    guard let path = settings.inputs.first, path != "-" else {
+        return ("stdin", FileHandleByteSource(.standardInput, name: "stdin"))
+    }
+    return (path, FileByteSource(path: path))
+}
+
+/// Parses the command's input with `handler`, using the command line's parser options.
+@discardableResult
+func parseInput(_ settings: ToolSettings, handler: some JSONEventHandler) throws -> JSONParser {
+    let parser = JSONParser(options: settings.parser, handler: handler)
+    let (_, source) = inputSource(settings)
+    try parser.parse(from: source)
+    return parser
+}
+
+/// Prints a parse error the way every command does: the description (with the command-line flag
+/// that raises a limit), then the excerpt with a caret.
+func report(_ error: JSONParseError) {
+    var text = error.detailedDescription
+    if let option = error.limitOption, let flag = limitFlags[option] {
+        text = text.replacingOccurrences(of: "raise Options.\(option)", with: "raise \(flag)")
+    }
+    standardError.write("yajl: \(text)\n")
+}
+
+/// Writes to standard error, unbuffered.
+struct StandardError {
+    func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+let standardError = StandardError()

@@ -1,0 +1,64 @@
+import Foundation
+import YAJL
+
+/// `yajl`: streaming JSON tools for data-import work, over libyajl.
+@main
+struct YAJLTool {
+    static let commands: [Command] = [validateCommand, eventsCommand, statsCommand, generateCommand]
+
+    static let help = """
+        usage: yajl COMMAND [FILE|-] [options]
+
+        Streaming JSON tools over libyajl: any document size, in bounded memory.
+        FILE defaults to standard input ('-').
+
+        commands:
+        \(commands.map { "  " + $0.name.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+
+        Run 'yajl COMMAND --help' for a command's options.
+        Exit status: 0 success, 1 invalid JSON, 2 usage or I/O error.
+        """
+
+    static func main() {
+        exit(run(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let name = arguments.first else {
+            standardError.write(help + "\n")
+            return ExitStatus.usage
+        }
+        if name == "--help" || name == "-h" || name == "help" {
+            print(help)
+            return ExitStatus.success
+        }
+        guard let command = commands.first(where: { $0.name == name }) else {
+            standardError.write("yajl: unknown command '\(name)'\n\n\(help)\n")
+            return ExitStatus.usage
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            print(command.help, terminator: "")
+            return ExitStatus.success
+        }
+        do {
+            let settings = try parseArguments(rest, specs: command.options, command: command.name)
+            if settings.inputs.count > command.maxInputs {
+                throw UsageError(description: "too many inputs for 'yajl \(command.name)': \(settings.inputs.joined(separator: " "))")
+            }
+            return try command.run(settings)
+        } catch let error as JSONParseError {
+            report(error)
+            return ExitStatus.invalidInput
+        } catch let error as UsageError {
+            standardError.write("yajl: \(error.description)\n")
+            return ExitStatus.usage
+        } catch let error as JSONSourceError {
+            standardError.write("yajl: \(error.description)\n")
+            return ExitStatus.usage
+        } catch {
+            standardError.write("yajl: \(error)\n")
+            return ExitStatus.usage
+        }
+    }
+}
