@@ -11,7 +11,7 @@ struct TextPosition {
     private(set) var lineStartBefore = 0
     /// The last bytes before the current chunk, for excerpts.
     private var tail: [UInt8] = []
-    private static let tailLength = 24
+    private static let tailLength = 64
 
     /// Accounts for a chunk that the parser has fully consumed, starting at absolute `base`.
     mutating func advance(over chunk: UnsafeRawBufferPointer, base: Int) {
@@ -29,6 +29,42 @@ struct TextPosition {
             tail.append(contentsOf: bytes)
             if tail.count > Self.tailLength { tail.removeFirst(tail.count - Self.tailLength) }
         }
+    }
+
+    /// How many bytes of the offending token lie before `chunk`, when that token was split by the
+    /// chunk boundary: a number, or a literal (`true`, `false`, `null`); 0 if the chunk starts it.
+    ///
+    /// For one error (`after key and value, inside map, …`) YAJL moves the offset back to the
+    /// offending token's start, but clamps it at the start of the chunk at hand; this undoes the
+    /// clamp so offsets stay chunk-invariant. A number always needs one byte of lookahead, so a
+    /// number at the very end of the previous bytes is still pending; a literal is pending only if
+    /// the previous bytes end with a proper prefix of it. A string split across reads is not
+    /// corrected: its start cannot be told from the last bytes alone.
+    func lengthOfSplitToken(continuingInto chunk: UnsafeRawBufferPointer) -> Int {
+        guard let last = tail.last else { return 0 }
+        func isNumberByte(_ b: UInt8) -> Bool {
+            b.isASCIIDigit || b == UInt8(ascii: "-") || b == UInt8(ascii: "+") || b == UInt8(ascii: ".")
+                || (b | 0x20) == UInt8(ascii: "e")
+        }
+        if isNumberByte(last) && last != UInt8(ascii: "e") || last.isASCIIDigit {
+            var length = 0
+            for byte in tail.reversed() {
+                guard isNumberByte(byte) else { break }
+                length += 1
+            }
+            return length
+        }
+        guard last.isASCIILetter, let first = chunk.first, first.isASCIILetter else { return 0 }
+        var letters: [UInt8] = []
+        for byte in tail.reversed() {
+            guard byte.isASCIILetter else { break }
+            letters.insert(byte, at: 0)
+        }
+        let literals: [[UInt8]] = [Array("true".utf8), Array("false".utf8), Array("null".utf8)]
+        for literal in literals where letters.count < literal.count && literal.starts(with: letters) {
+            return letters.count
+        }
+        return 0
     }
 
     /// Line and column (1-based, column in bytes) of absolute `offset`, which lies in `chunk`

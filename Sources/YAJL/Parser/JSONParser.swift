@@ -171,7 +171,10 @@ public final class JSONParser {
             bytesConsumed = bridge.state.pointee.currentOffset
             state = .stopped
         case .error(let message, let consumed):
-            let offset = base + min(consumed, chunk.count)
+            var offset = base + min(consumed, chunk.count)
+            if consumed == 0 && message.hasPrefix("after key and value") {
+                offset -= position.lengthOfSplitToken(continuingInto: chunk)
+            }
             throw fail(parseError(Self.kind(of: message), message, offset: offset, chunk: chunk, base: base))
         }
     }

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Where the shared test material lives (`../shared` beside the package), if it is there.
+enum SharedMaterial {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let root: URL? = {
+        let candidates = [
+            ProcessInfo.processInfo.environment["YAJL_SHARED_DIR"].map { URL(fileURLWithPath: $0) },
+            packageRoot.deletingLastPathComponent().appendingPathComponent("shared"),
+        ].compactMap { $0 }
+        let found = candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("README.md").path) }
+        if found == nil {
+            print("⚠️  SKIPPING shared-material tests: ../shared (or $YAJL_SHARED_DIR) not found next to \(packageRoot.path)")
+        }
+        return found
+    }()
+
+    static var conformanceDirectory: URL? {
+        root?.appendingPathComponent("conformance/JSONTestSuite/test_parsing")
+    }
+
+    static var corpusDirectory: URL? { root?.appendingPathComponent("corpus") }
+
+    static var isAvailable: Bool { root != nil }
+}
+
+/// Process memory figures from /proc/self/status (Linux).
+enum ProcessMemory {
+    /// A field of /proc/self/status in bytes (`VmRSS`, `VmHWM`).
+    static func field(_ name: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
+            let digits = line.split(separator: " ").compactMap { Int($0) }
+            return digits.first.map { $0 * 1024 }
+        }
+        return nil
+    }
+
+    /// Resets the peak RSS (`VmHWM`) to the current RSS, so a later peak measures only what follows.
+    static func resetPeak() -> Bool {
+        FileManager.default.isWritableFile(atPath: "/proc/self/clear_refs")
+            && (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
+    }
+}
+
+/// A temporary file removed when the test is done.
+struct TemporaryFile {
+    let path: String
+
+    init(_ name: String) {
+        path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("swift-yajl-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))-\(name)").path
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
