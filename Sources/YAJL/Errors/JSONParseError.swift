@@ -33,7 +33,9 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
         public static let invalidUTF8 = Kind(rawValue: "invalid-utf8")
         /// A comment while ``JSONParser/Options/allowComments`` is off (`yajl_lex_unallowed_comment`).
         public static let commentNotAllowed = Kind(rawValue: "comment-not-allowed")
-        /// The input ended inside a value (YAJL: `premature EOF` from `yajl_complete_parse`).
+        /// The input ended inside a value: any error `yajl_complete_parse` reports at the end of the
+        /// input. The message is YAJL's `premature EOF`, or, where YAJL names the cut token instead
+        /// (`tru`, `1.`, half a UTF-8 character), `premature EOF (yajl: <its message>)`.
         public static let prematureEndOfInput = Kind(rawValue: "premature-end-of-input")
         /// More input after the first complete value, without
         /// ``JSONParser/Options/allowTrailingGarbage`` or ``JSONParser/Options/allowMultipleValues``.

@@ -69,7 +69,8 @@ extension JSONParser {
     /// Parses a whole document from an asynchronous source, then calls ``finish()``.
     ///
     /// Parsing is synchronous between reads: the task suspends only to wait for bytes. Task
-    /// cancellation is checked before every read and ends the parse with `CancellationError`.
+    /// cancellation is checked before every read, and when the source reports its end, and ends
+    /// the parse with `CancellationError` (never with a truncated-input error).
     @discardableResult
     public func parse(from source: some AsyncJSONByteSource) async throws -> State {
         var source = source
@@ -79,7 +80,12 @@ extension JSONParser {
             try Task.checkCancellation()
             let buffer = feeder.nextBuffer()
             let n = feeder.isGrowing ? try await source.readFully(into: buffer) : try await source.read(into: buffer)
-            if n == 0 { return try finish() }
+            if n == 0 {
+                // Many async sequences (AsyncStream among them) end early when the task is
+                // cancelled: that is not the end of the document.
+                try Task.checkCancellation()
+                return try finish()
+            }
             try parse(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
             feeder.adapt(producedEvents: lastChunkProducedEvents)
         }

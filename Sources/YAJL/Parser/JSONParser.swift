@@ -144,7 +144,9 @@ public final class JSONParser {
         case .finished: return .finished
         case .failed: throw failure!
         }
-        try check(bridge.complete(end: bytesConsumed), chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed)
+        try check(
+            bridge.complete(end: bytesConsumed), chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed,
+            atEndOfInput: true)
         if state == .stopped { return .stopped }
         state = .finished
         return .finished
@@ -153,7 +155,12 @@ public final class JSONParser {
     // MARK: Errors
 
     /// Turns a bridge status into a state change or a thrown, located error.
-    private func check(_ status: YAJLParserBridge.Status, chunk: UnsafeRawBufferPointer, base: Int) throws {
+    ///
+    /// `atEndOfInput` marks `yajl_complete_parse`: a lexical error there is a truncation, whatever
+    /// YAJL calls it (a literal cut short is "invalid string in json text" to YAJL).
+    private func check(
+        _ status: YAJLParserBridge.Status, chunk: UnsafeRawBufferPointer, base: Int, atEndOfInput: Bool = false
+    ) throws {
         switch status {
         case .ok:
             return
@@ -175,7 +182,14 @@ public final class JSONParser {
             if consumed == 0 && message.hasPrefix("after key and value") {
                 offset -= position.lengthOfSplitToken(continuingInto: chunk)
             }
-            throw fail(parseError(Self.kind(of: message), message, offset: offset, chunk: chunk, base: base))
+            let kind = Self.kind(of: message)
+            let lexical: Set<JSONParseError.Kind> = [.invalidCharacter, .invalidNumber, .invalidUTF8, .invalidEscape]
+            if atEndOfInput && (kind == .prematureEndOfInput || lexical.contains(kind)) {
+                // YAJL ends the input with a space: a lexical error there means a token was cut.
+                let text = message == "premature EOF" ? message : "premature EOF (yajl: \(message))"
+                throw fail(parseError(.prematureEndOfInput, text, offset: bytesConsumed, chunk: chunk, base: base))
+            }
+            throw fail(parseError(kind, message, offset: offset, chunk: chunk, base: base))
         }
     }
 

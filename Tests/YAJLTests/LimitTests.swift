@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import YAJL
+
+/// Hostile and broken input ends with a clear, located error, early and in bounded memory.
+@Suite("Limits and bad input", .serialized)
+struct LimitTests {
+    @Test func aMillionOpeningBracketsHitTheDepthLimit() throws {
+        let probe = DeliveryProbe(RepeatingSource(prefix: "", fill: "[", count: 1_000_000, suffix: ""))
+        let parser = JSONParser(handler: DiscardingTestHandler())
+        let error = try #require(throws: JSONParseError.self) { try parser.parse(from: probe) }
+        #expect(error.kind == .depthLimitExceeded)
+        #expect(error.byteOffset == 1_000)  // the 1,001st bracket
+        #expect(error.column == 1_001)
+        #expect(error.limitOption == "maxDepth")
+        #expect(error.message == "nesting is deeper than 1000 levels (raise Options.maxDepth)")
+        #expect(error.path?.count == 1_000)
+        #expect(error.description.contains("…(976 more)…"))
+        #expect(probe.delivered == 64 << 10, "read past the first chunk: \(probe.delivered)")
+    }
+
+    @Test(arguments: [1, 10, 512])
+    func aConfiguredDepthIsEnforcedExactly(limit: Int) {
+        let ok = String(repeating: "[", count: limit) + String(repeating: "]", count: limit)
+        let tooDeep = String(repeating: "[", count: limit + 1) + String(repeating: "]", count: limit + 1)
+        #expect(parse(ok, options: .init(maxDepth: limit)).error == nil)
+        let error = parse(tooDeep, options: .init(maxDepth: limit)).error
+        #expect(error?.kind == .depthLimitExceeded)
+        #expect(error?.byteOffset == limit)
+    }
+
+    @Test func a200MiBStringHitsTheTokenLimitWithoutBeingHeld() throws {
+        let probe = DeliveryProbe(RepeatingSource(prefix: #"{"blob": ""#, fill: "abcdefgh", count: 200 << 17, suffix: #""}"#))
+        #expect(probe.base.totalLength! > 200 << 20)
+        let resetPeak = ProcessMemory.resetPeak()
+        let before = ProcessMemory.field("VmRSS") ?? 0
+        let parser = JSONParser(handler: DiscardingTestHandler())
+        let error = try #require(throws: JSONParseError.self) { try parser.parse(from: probe) }
+        #expect(error.kind == .tokenLimitExceeded)
+        #expect(error.limitOption == "maxTokenBytes")
+        #expect(error.path?.description == "$.blob")
+        // The parse stopped after about the limit, not after 200 MiB.
+        #expect(probe.delivered <= 2 * JSONParser.Options().maxTokenBytes + (64 << 10))
+        if resetPeak, let peak = ProcessMemory.field("VmHWM") {
+            // The buffered token (≤ 16 MiB, in a buffer that doubles) plus one read.
+            #expect(peak - before < 80 << 20, "peak grew by \((peak - before) >> 20) MiB")
+        }
+    }
+
+    @Test func aLongStringWithinARaisedLimitParsesInFewReads() throws {
+        let length = 100 << 20
+        let probe = DeliveryProbe(RepeatingSource(prefix: "[\"", fill: "0123456789abcdef", count: length / 16, suffix: "\", 1]"))
+        final class Lengths: JSONEventHandler {
+            var stringLength = 0
+            var numbers = 0
+            func string(_ value: JSONStringView, context: JSONEventContext) throws { stringLength = value.count }
+            func number(_ value: JSONNumberView, context: JSONEventContext) throws { numbers += 1 }
+        }
+        let lengths = Lengths()
+        try JSONParser(options: .init(maxTokenBytes: 128 << 20), handler: lengths).parse(from: probe)
+        #expect(lengths.stringLength == length)
+        #expect(lengths.numbers == 1)
+    }
+
+    @Test func theDocumentLimitStopsAnEndlessStream() throws {
+        // Never ends: without a limit this would read forever.
+        let probe = DeliveryProbe(RepeatingSource(prefix: "[", fill: "1,", count: nil, suffix: ""))
+        let parser = JSONParser(options: .init(maxDocumentBytes: 1 << 20), handler: DiscardingTestHandler())
+        let error = try #require(throws: JSONParseError.self) { try parser.parse(from: probe) }
+        #expect(error.kind == .documentLimitExceeded)
+        #expect(error.byteOffset == 1 << 20)
+        #expect(parser.bytesConsumed == 1 << 20)
+        #expect(error.path?.description.hasPrefix("$[") == true)
+    }
+
+    @Test func everyTruncationOfADocumentIsReported() {
+        let document = #"{"results": [{"name": "Zürich", "n": [1, 2.5, -3e2], "ok": true, "nil": null}]}"#
+        let bytes = Array(document.utf8)
+        for length in 0..<bytes.count {
+            let outcome = parse(Array(bytes[..<length]), chunkSize: 3)
+            let error = outcome.error
+            #expect(error?.kind == .prematureEndOfInput, "prefix \(length): \(String(describing: error))")
+            #expect(error?.byteOffset == length)
+            #expect(error?.message.hasPrefix("premature EOF") == true, "\(String(describing: error))")
+        }
+        #expect(parse(bytes, chunkSize: 3).error == nil)
+    }
+
+    @Test func invalidUTF8InKeysIsRejectedWithItsLocation() throws {
+        let bytes: [UInt8] = Array("{\n  \"ok\": 1,\n  \"k".utf8) + [0xFF] + Array("\": 2}".utf8)
+        let error = try #require(parse(bytes).error)
+        #expect(error.kind == .invalidUTF8)
+        #expect(error.line == 3)
+        #expect(error.path?.description == "$.ok")
+        #expect(error.excerpt.contains("\u{FFFD}"))
+    }
+
+    @Test func nulBytesAreErrorsOutsideStringsAndInsideThem() {
+        #expect(parse([UInt8(ascii: "["), 0, UInt8(ascii: "]")]).error?.kind == .invalidCharacter)
+        #expect(parse(Array("[\"a".utf8) + [0] + Array("b\"]".utf8)).error?.kind == .invalidCharacter)
+        // Escaped, a NUL is a valid character and is delivered intact.
+        #expect(parse(#"["a\u0000b"]"#).events[1].event == .string("a\u{0}b"))
+    }
+
+    @Test func errorDescriptionReadsAsDocumented() throws {
+        let text = "{\"results\": [\n  {\"name\": \"a\"},\n  {\"name\": \"b\"},\n  {\"name\": "
+        let error = try #require(parse(text).error)
+        #expect(error.description == "error: premature EOF at line 4, column 12 (byte \(text.utf8.count)) in $.results[2].name")
+        #expect(error.detailedDescription.hasSuffix("  {\"name\": \n               ^"))
+    }
+}
