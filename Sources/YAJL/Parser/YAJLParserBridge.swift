@@ -4,15 +4,27 @@ private import CYAJL
 //
 // Design (measured in ../shared/design/HOT-PATH.md): one `yajl_callbacks` table of capture-free
 // closures, allocated once per process (YAJL keeps the pointer, it does not copy the struct). The
-// context pointer is a `ParserState` struct behind an `UnsafeMutablePointer`, so a callback reaches
-// its state with no retain/release and no exclusivity check. Keys, strings and numbers are passed on
-// as borrowed buffers. An error thrown by the handler is stored, the callback returns 0 ("stop"), and
-// the error is rethrown after `yajl_parse` returns.
+// context pointer is an unretained `CallbackTarget`, a final class reached in each callback through
+// `_withUnsafeGuaranteedRef`: its `let` properties (the handler, and a pointer to the mutable
+// `ParserState`) are borrowed with no retain/release, and the mutable state behind the raw pointer
+// is updated with no exclusivity check. Keys, strings and numbers are passed on as borrowed
+// buffers. An error thrown by the handler is stored, the callback returns 0 ("stop"), and the error
+// is rethrown after `yajl_parse` returns.
+
+/// What YAJL's context pointer points at: the handler and the mutable state, both fixed for the
+/// parse. Held strongly by `YAJLParserBridge`, passed to YAJL unretained.
+final class CallbackTarget {
+    let handler: any JSONEventHandler
+    let state: UnsafeMutablePointer<ParserState>
+
+    init(handler: any JSONEventHandler, state: UnsafeMutablePointer<ParserState>) {
+        self.handler = handler
+        self.state = state
+    }
+}
 
 /// The mutable state the C callbacks work on. Lives at a fixed address for the parser's lifetime.
 struct ParserState {
-    /// The handler; kept alive by the owning `JSONParser`, so it is held here without a reference count.
-    unowned(unsafe) let handler: any JSONEventHandler
     var path: PathStack
     let maxDepth: Int
     /// Events delivered so far (used to detect reads that produced no event).
@@ -44,15 +56,16 @@ struct ParserState {
 /// Owns one `yajl_handle` and the state its callbacks use.
 final class YAJLParserBridge {
     let state: UnsafeMutablePointer<ParserState>
+    private let target: CallbackTarget
     private let handle: OpaquePointer
 
     init(options: JSONParser.Options, handler: any JSONEventHandler) {
         state = .allocate(capacity: 1)
         state.initialize(to: ParserState(
-            handler: handler, path: PathStack(keepsKeys: options.tracksPath),
-            maxDepth: options.maxDepth, tracksPath: options.tracksPath))
+            path: PathStack(keepsKeys: options.tracksPath), maxDepth: options.maxDepth, tracksPath: options.tracksPath))
+        target = CallbackTarget(handler: handler, state: state)
         // yajl_alloc only fails when malloc does; there is nothing sensible to do but stop.
-        guard let handle = yajl_alloc(sharedCallbacks, nil, UnsafeMutableRawPointer(state)) else {
+        guard let handle = yajl_alloc(sharedCallbacks, nil, Unmanaged.passUnretained(target).toOpaque()) else {
             fatalError("yajl_alloc failed: out of memory")
         }
         self.handle = handle
@@ -121,9 +134,10 @@ final class YAJLParserBridge {
 
 // MARK: - The callbacks
 
+/// Runs `body` with the callback target borrowed from YAJL's context pointer: no retain/release.
 @inline(__always)
-private func state(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<ParserState> {
-    context.unsafelyUnwrapped.assumingMemoryBound(to: ParserState.self)
+private func withTarget(_ context: UnsafeMutableRawPointer?, _ body: (CallbackTarget) -> Int32) -> Int32 {
+    Unmanaged<CallbackTarget>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
 }
 
 /// Runs one handler call; turns a thrown error or a stop request into YAJL's "stop" (0).
@@ -171,54 +185,63 @@ private nonisolated(unsafe) let sharedCallbacks: UnsafeMutablePointer<yajl_callb
     let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
     table.initialize(to: yajl_callbacks(
         yajl_null: { context in
-            let s = state(context)
-            willStartValue(s)
-            return deliver(s) { try s.pointee.handler.null(context: $0) }
+            withTarget(context) { t in
+                willStartValue(t.state)
+                return deliver(t.state) { try t.handler.null(context: $0) }
+            }
         },
         yajl_boolean: { context, value in
-            let s = state(context)
-            willStartValue(s)
-            return deliver(s) { try s.pointee.handler.bool(value != 0, context: $0) }
+            withTarget(context) { t in
+                willStartValue(t.state)
+                return deliver(t.state) { try t.handler.bool(value != 0, context: $0) }
+            }
         },
         yajl_integer: nil,
         yajl_double: nil,
         yajl_number: { context, text, length in
-            let s = state(context)
-            willStartValue(s)
-            let view = JSONNumberView(bytes: UnsafeRawBufferPointer(start: text, count: length))
-            return deliver(s) { try s.pointee.handler.number(view, context: $0) }
+            withTarget(context) { t in
+                willStartValue(t.state)
+                let view = JSONNumberView(bytes: UnsafeRawBufferPointer(start: text, count: length))
+                return deliver(t.state) { try t.handler.number(view, context: $0) }
+            }
         },
         yajl_string: { context, bytes, length in
-            let s = state(context)
-            willStartValue(s)
-            let view = JSONStringView(bytes: UnsafeRawBufferPointer(start: bytes, count: length))
-            return deliver(s) { try s.pointee.handler.string(view, context: $0) }
+            withTarget(context) { t in
+                willStartValue(t.state)
+                let view = JSONStringView(bytes: UnsafeRawBufferPointer(start: bytes, count: length))
+                return deliver(t.state) { try t.handler.string(view, context: $0) }
+            }
         },
         yajl_start_map: { context in
-            let s = state(context)
-            willStartValue(s)
-            return open(s, isArray: false) { try s.pointee.handler.startObject(context: $0) }
+            withTarget(context) { t in
+                willStartValue(t.state)
+                return open(t.state, isArray: false) { try t.handler.startObject(context: $0) }
+            }
         },
         yajl_map_key: { context, bytes, length in
-            let s = state(context)
-            let view = UnsafeRawBufferPointer(start: bytes, count: length)
-            s.pointee.path.setKey(view)
-            return deliver(s) { try s.pointee.handler.key(JSONStringView(bytes: view), context: $0) }
+            withTarget(context) { t in
+                let view = UnsafeRawBufferPointer(start: bytes, count: length)
+                t.state.pointee.path.setKey(view)
+                return deliver(t.state) { try t.handler.key(JSONStringView(bytes: view), context: $0) }
+            }
         },
         yajl_end_map: { context in
-            let s = state(context)
-            s.pointee.path.pop()
-            return deliver(s) { try s.pointee.handler.endObject(context: $0) }
+            withTarget(context) { t in
+                t.state.pointee.path.pop()
+                return deliver(t.state) { try t.handler.endObject(context: $0) }
+            }
         },
         yajl_start_array: { context in
-            let s = state(context)
-            willStartValue(s)
-            return open(s, isArray: true) { try s.pointee.handler.startArray(context: $0) }
+            withTarget(context) { t in
+                willStartValue(t.state)
+                return open(t.state, isArray: true) { try t.handler.startArray(context: $0) }
+            }
         },
         yajl_end_array: { context in
-            let s = state(context)
-            s.pointee.path.pop()
-            return deliver(s) { try s.pointee.handler.endArray(context: $0) }
+            withTarget(context) { t in
+                t.state.pointee.path.pop()
+                return deliver(t.state) { try t.handler.endArray(context: $0) }
+            }
         }
     ))
     return table
