@@ -25,7 +25,7 @@ release: deps
 # side by side would inflate.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	@bash scripts/run-tests.sh
 
 demo: release
 	@bash scripts/demo.sh "$(BIN)/yajl" "$(DEMO_DIR)" "$(DEMO_SIZE)"

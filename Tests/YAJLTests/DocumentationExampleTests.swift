@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+import YAJL
+
+// The README's example, compiled and run, so the README cannot drift from the API.
+final class CityCounter: JSONEventHandler {
+    var cities: [String: Int] = [:]
+    private var atCity = false
+    func key(_ key: JSONStringView, context: JSONEventContext) throws { atCity = key == "city" }
+    func string(_ value: JSONStringView, context: JSONEventContext) throws {
+        if atCity { cities[value.string, default: 0] += 1 }   // a String only when needed
+    }
+}
+
+@Suite("Documentation examples")
+struct DocumentationExampleTests {
+    @Test func readmeExample() throws {
+        let file = TemporaryFile("export.json")
+        defer { file.remove() }
+        try #"{"results": [{"address": {"city": "Lima"}}, {"address": {"city": "Cairo"}}, {"address": {"city": "Lima"}}]}"#
+            .write(toFile: file.path, atomically: true, encoding: .utf8)
+
+        let counter = CityCounter()
+        try JSONParser(handler: counter).parse(from: .file(file.path))
+        #expect(counter.cities == ["Lima": 2, "Cairo": 1])
+    }
+}
