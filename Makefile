@@ -8,7 +8,7 @@ DEMO_DIR   ?= demo-data
 DEMO_SIZE  ?= 256M
 BIN        := .build/release
 
-.PHONY: all deps build release test demo bench bench-quick clean
+.PHONY: all deps build release test demo bench bench-quick bench-report clean
 
 all: build
 
@@ -37,6 +37,10 @@ bench: deps
 bench-quick: deps
 	$(SWIFT) build -c release --product YAJLBenchmarks
 	$(BIN)/YAJLBenchmarks --quick $(BENCH_ARGS)
+
+bench-report: deps
+	$(SWIFT) build -c release --product YAJLBenchmarks
+	$(BIN)/YAJLBenchmarks --report --large $(BENCH_ARGS)
 
 clean:
 	rm -rf .build $(DEMO_DIR)

@@ -1,0 +1,173 @@
+import CYAJLBaseline
+import Foundation
+import YAJL
+
+/// One thing to measure. Each case runs in a fresh child process, once per round, and reports
+/// its own parse time; the parent reads the child's peak RSS.
+struct BenchmarkCase: Sendable {
+    let name: String
+    let group: String
+    let summary: String
+    /// Why the case does not apply to a document, or nil if it does.
+    let skipReason: @Sendable (BenchmarkDocument) -> String?
+    /// Runs once over the file; returns a checksum (events or values seen) so work cannot be elided.
+    let run: @Sendable (BenchmarkDocument) throws -> Int
+}
+
+/// The C baseline's counts, for a checksum comparable with the Swift cases.
+private func cBaseline(_ document: BenchmarkDocument, mode: cyajl_baseline_mode) throws -> Int {
+    var counts = cyajl_baseline_counts()
+    let status = cyajl_baseline_run(document.path, 64 << 10, mode, document.isNDJSON ? 1 : 0, &counts)
+    guard status == 0 else { throw BenchmarkError("C baseline failed with status \(status) on \(document.name)") }
+    return Int(counts.maps + counts.arrays + counts.keys + counts.strings + counts.integers + counts.doubles
+        + counts.booleans + counts.nulls)
+}
+
+/// Borrowed events, nothing done with them: the cost of the bridge itself.
+final class BorrowingCounter: JSONEventHandler {
+    var events = 0
+    func startObject(context: JSONEventContext) throws { events &+= 1 }
+    func startArray(context: JSONEventContext) throws { events &+= 1 }
+    func key(_ key: JSONStringView, context: JSONEventContext) throws { events &+= 1 }
+    func string(_ value: JSONStringView, context: JSONEventContext) throws { events &+= 1 }
+    func number(_ value: JSONNumberView, context: JSONEventContext) throws { events &+= 1 }
+    func bool(_ value: Bool, context: JSONEventContext) throws { events &+= 1 }
+    func null(context: JSONEventContext) throws { events &+= 1 }
+}
+
+/// What `yajl stats` does: classify every number, count every event, paths tracked.
+final class ClassifyingCounter: JSONEventHandler {
+    var events = 0
+    var integers = 0
+    var doubles = 0
+    func startObject(context: JSONEventContext) throws { events &+= 1 }
+    func startArray(context: JSONEventContext) throws { events &+= 1 }
+    func key(_ key: JSONStringView, context: JSONEventContext) throws { events &+= 1 }
+    func string(_ value: JSONStringView, context: JSONEventContext) throws { events &+= 1 }
+    func bool(_ value: Bool, context: JSONEventContext) throws { events &+= 1 }
+    func null(context: JSONEventContext) throws { events &+= 1 }
+    func number(_ value: JSONNumberView, context: JSONEventContext) throws {
+        events &+= 1
+        switch value.value {
+        case .integer: integers &+= 1
+        case .double: doubles &+= 1
+        case .unrepresentable: break
+        }
+    }
+}
+
+private func options(_ document: BenchmarkDocument, tracksPath: Bool) -> JSONParser.Options {
+    JSONParser.Options(allowMultipleValues: document.isNDJSON, tracksPath: tracksPath)
+}
+
+private let foundationLimit = 256 << 20
+
+private func foundationSkip(_ document: BenchmarkDocument) -> String? {
+    if document.isNDJSON { return "NDJSON is not one JSON document" }
+    if document.bytes > foundationLimit { return "above 256 MiB Foundation would need more than 6 GiB" }
+    return nil
+}
+
+let allCases: [BenchmarkCase] = [
+    BenchmarkCase(
+        name: "c-verify", group: "C baseline", summary: "libyajl from C, no callbacks (like json_verify)",
+        skipReason: { _ in nil }, run: { try cBaseline($0, mode: cyajl_baseline_verify) }),
+    BenchmarkCase(
+        name: "c-noop", group: "C baseline", summary: "libyajl from C, no-op callbacks incl. yajl_number",
+        skipReason: { _ in nil }, run: { try cBaseline($0, mode: cyajl_baseline_noop) }),
+    BenchmarkCase(
+        name: "c-counting", group: "C baseline", summary: "libyajl from C, counting, YAJL's own integer/double (strtod)",
+        skipReason: { _ in nil }, run: { try cBaseline($0, mode: cyajl_baseline_counting) }),
+    BenchmarkCase(
+        name: "events-borrowed", group: "typed events", summary: "JSONEventHandler, borrowed views, no paths",
+        skipReason: { _ in nil },
+        run: { document in
+            let counter = BorrowingCounter()
+            try JSONParser(options: options(document, tracksPath: false), handler: counter).parse(from: .file(document.path))
+            return counter.events
+        }),
+    BenchmarkCase(
+        name: "events-paths", group: "typed events", summary: "JSONEventHandler, paths tracked, numbers classified (= yajl stats)",
+        skipReason: { _ in nil },
+        run: { document in
+            let counter = ClassifyingCounter()
+            try JSONParser(options: options(document, tracksPath: true), handler: counter).parse(from: .file(document.path))
+            return counter.events
+        }),
+    BenchmarkCase(
+        name: "events-owned", group: "typed events", summary: "owned JSONEvent enum through a closure (a String per key/string)",
+        skipReason: { _ in nil },
+        run: { document in
+            var events = 0
+            try JSONParser(options: options(document, tracksPath: true)) { event, _ in
+                if case .key(let key) = event { events &+= key.isEmpty ? 0 : 1 } else { events &+= 1 }
+            }.parse(from: .file(document.path))
+            return events
+        }),
+    BenchmarkCase(
+        name: "foundation-serialization", group: "Foundation", summary: "JSONSerialization.jsonObject on the whole file",
+        skipReason: foundationSkip,
+        run: { document in
+            let data = try Data(contentsOf: URL(fileURLWithPath: document.path))
+            let object = try JSONSerialization.jsonObject(with: data)
+            return (object as? [String: Any])?.count ?? (object as? [Any])?.count ?? 1
+        }),
+    BenchmarkCase(
+        name: "foundation-decoder", group: "Foundation", summary: "JSONDecoder on the whole file (records: [Record]; else a JSON enum)",
+        skipReason: foundationSkip,
+        run: { document in
+            let data = try Data(contentsOf: URL(fileURLWithPath: document.path))
+            if document.kind == "records" {
+                return try JSONDecoder().decode(RecordsDocument.self, from: data).results.count
+            }
+            return try JSONDecoder().decode(AnyJSON.self, from: data).count
+        }),
+]
+
+/// The generated records document's shape, for JSONDecoder.
+struct RecordsDocument: Decodable {
+    struct Record: Decodable {
+        struct Address: Decodable {
+            let city: String
+            let zip: String
+            let geo: [Double]
+        }
+        let id: Int
+        let name: String
+        let email: String
+        let active: Bool
+        let score: Double
+        let tags: [String]
+        let address: Address
+        let note: String?
+    }
+    let results: [Record]
+}
+
+/// Any JSON, decoded generically (for documents without a schema here).
+enum AnyJSON: Decodable {
+    case null, bool(Bool), number(Double), string(String), array([AnyJSON]), object([String: AnyJSON])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([AnyJSON].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: AnyJSON].self)) }
+    }
+
+    var count: Int {
+        switch self {
+        case .array(let values): return values.count
+        case .object(let members): return members.count
+        default: return 1
+        }
+    }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// Formats results: the stdout table, JSON, and Docs/Performance.md with two SVG charts.
+enum Report {
+    static let baselineCase = "c-counting"
+
+    static func ratio(_ m: Measurement, in all: [Measurement]) -> Double? {
+        guard let rate = m.medianMBps,
+              let base = all.first(where: { $0.document.name == m.document.name && $0.caseName == baselineCase })?.medianMBps
+        else { return nil }
+        return rate / base
+    }
+
+    static func table(_ results: [Measurement]) -> String {
+        var lines = ["| document | case | MB/s (median) | × C counting | peak RSS (MiB) |", "|---|---|---:|---:|---:|"]
+        for m in results {
+            if let reason = m.skipped {
+                lines.append("| \(m.document.name) | \(m.caseName) | skipped: \(reason) | | |")
+                continue
+            }
+            let rate = m.medianMBps.map { String(format: "%.1f", $0) } ?? "-"
+            let r = ratio(m, in: results).map { String(format: "%.2f", $0) } ?? "-"
+            let peak = m.peakBytes.map { String(format: "%.1f", Double($0) / 1048576) } ?? "-"
+            lines.append("| \(m.document.name) | \(m.caseName) | \(rate) | \(r) | \(peak) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ results: [Measurement]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(results), as: UTF8.self)
+    }
+
+    // MARK: SVG
+
+    static let palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"]
+
+    private static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+    }
+
+    /// Grouped horizontal bars: one group per document, one bar per case, length = ratio to C counting.
+    static func throughputChart(_ results: [Measurement]) -> String {
+        let cases = Array(NSOrderedSet(array: results.map(\.caseName))) as! [String]
+        let documents = Array(NSOrderedSet(array: results.map(\.document.name))) as! [String]
+        let barHeight = 9.0, groupGap = 14.0, left = 190.0, width = 760.0, plotWidth = 500.0
+        let maxRatio = max(1.5, results.compactMap { ratio($0, in: results) }.max() ?? 1.5)
+        let groupHeight = Double(cases.count) * barHeight + groupGap
+        let height = 60 + Double(documents.count) * groupHeight + 20 * Double(cases.count) / 2 + 30
+        var svg = ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" font-family="sans-serif" font-size="11">"##
+        svg += ##"<rect width="100%" height="100%" fill="white"/>"##
+        svg += ##"<text x="10" y="20" font-size="14" font-weight="bold">Throughput relative to the C counting baseline (higher is better)</text>"##
+        let x1 = left + plotWidth / maxRatio
+        svg += ##"<line x1="\##(x1)" y1="30" x2="\##(x1)" y2="\##(40 + Double(documents.count) * groupHeight)" stroke="#333" stroke-dasharray="4,3"/>"##
+        svg += ##"<text x="\##(x1 + 3)" y="38">1.0 = C</text>"##
+        for (d, document) in documents.enumerated() {
+            let top = 45 + Double(d) * groupHeight
+            svg += ##"<text x="\##(left - 8)" y="\##(top + Double(cases.count) * barHeight / 2 + 4)" text-anchor="end">\##(escape(document))</text>"##
+            for (c, name) in cases.enumerated() {
+                guard let m = results.first(where: { $0.document.name == document && $0.caseName == name }),
+                      let r = ratio(m, in: results) else { continue }
+                let y = top + Double(c) * barHeight
+                svg += ##"<rect x="\##(left)" y="\##(y)" width="\##(plotWidth * r / maxRatio)" height="\##(barHeight - 1)" fill="\##(palette[c % palette.count])"/>"##
+                svg += ##"<text x="\##(left + plotWidth * r / maxRatio + 3)" y="\##(y + barHeight - 1)" font-size="8">\##(String(format: "%.2f", r))</text>"##
+            }
+        }
+        var legendY = 50 + Double(documents.count) * groupHeight
+        for (c, name) in cases.enumerated() {
+            let x = 10 + Double(c % 2) * 370
+            if c % 2 == 0 && c > 0 { legendY += 16 }
+            svg += ##"<rect x="\##(x)" y="\##(legendY - 9)" width="10" height="10" fill="\##(palette[c % palette.count])"/>"##
+            svg += ##"<text x="\##(x + 14)" y="\##(legendY)">\##(escape(name))</text>"##
+        }
+        return svg + "</svg>\n"
+    }
+
+    /// Peak RSS against document size for the generated records documents, one line per case.
+    static func memoryChart(_ results: [Measurement]) -> String {
+        let records = results.filter { $0.document.kind == "records" && $0.peakBytes != nil }
+        let cases = Array(NSOrderedSet(array: records.map(\.caseName))) as! [String]
+        let sizes = Array(Set(records.map { Double($0.document.bytes) / 1048576 })).sorted()
+        let width = 760.0, height = 420.0, left = 70.0, bottom = 360.0, plotWidth = 480.0, plotHeight = 310.0
+        let maxPeak = max(64, records.compactMap { $0.peakBytes.map { Double($0) / 1048576 } }.max() ?? 64)
+        let maxSize = max(1, sizes.last ?? 1)
+        func x(_ size: Double) -> Double { left + plotWidth * log2(size) / log2(maxSize) * 0.95 }
+        func y(_ mib: Double) -> Double { bottom - plotHeight * log10(max(1, mib)) / log10(maxPeak) }
+        var svg = ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" font-family="sans-serif" font-size="11">"##
+        svg += ##"<rect width="100%" height="100%" fill="white"/>"##
+        svg += ##"<text x="10" y="20" font-size="14" font-weight="bold">Peak memory (RSS, MiB, log scale) against document size (MiB)</text>"##
+        svg += ##"<line x1="\##(left)" y1="\##(bottom)" x2="\##(left + plotWidth)" y2="\##(bottom)" stroke="#333"/>"##
+        svg += ##"<line x1="\##(left)" y1="\##(bottom)" x2="\##(left)" y2="\##(bottom - plotHeight)" stroke="#333"/>"##
+        for size in sizes {
+            svg += ##"<text x="\##(x(size))" y="\##(bottom + 15)" text-anchor="middle">\##(Int(size))</text>"##
+        }
+        for tick in [1.0, 10, 100, 1000, 10000] where tick <= maxPeak * 1.01 {
+            svg += ##"<text x="\##(left - 6)" y="\##(y(tick) + 4)" text-anchor="end">\##(Int(tick))</text>"##
+            svg += ##"<line x1="\##(left)" y1="\##(y(tick))" x2="\##(left + plotWidth)" y2="\##(y(tick))" stroke="#ddd"/>"##
+        }
+        for (c, name) in cases.enumerated() {
+            let points = records.filter { $0.caseName == name }.sorted { $0.document.bytes < $1.document.bytes }
+                .map { (x(Double($0.document.bytes) / 1048576), y(Double($0.peakBytes!) / 1048576)) }
+            let color = palette[c % palette.count]
+            svg += ##"<polyline fill="none" stroke="\##(color)" stroke-width="2" points="\##(points.map { "\($0.0),\($0.1)" }.joined(separator: " "))"/>"##
+            for point in points { svg += ##"<circle cx="\##(point.0)" cy="\##(point.1)" r="3" fill="\##(color)"/>"## }
+            svg += ##"<rect x="\##(left + plotWidth + 20)" y="\##(60 + Double(c) * 18)" width="10" height="10" fill="\##(color)"/>"##
+            svg += ##"<text x="\##(left + plotWidth + 34)" y="\##(69 + Double(c) * 18)">\##(escape(name))</text>"##
+        }
+        return svg + "</svg>\n"
+    }
+
+    static func machine() -> String {
+        func run(_ command: String) -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", command]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = Pipe()
+            try? process.run()
+            process.waitUntilExit()
+            return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let cpu = run("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2")
+        return """
+            - CPU: \(cpu.isEmpty ? "unknown" : cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \
+            \(ProcessInfo.processInfo.physicalMemory >> 30) GiB
+            - OS: \(run("uname -sr")); Swift: \(run("swift --version 2>&1 | head -1")); \
+            libyajl: \(run("dpkg-query -W -f='${Version}' libyajl2 2>/dev/null"))
+            """
+    }
+
+    static func markdown(_ results: [Measurement], command: String, rounds: Int) -> String {
+        let date = ISO8601DateFormatter().string(from: Date())
+        return """
+            # Performance
+
+            Generated by `\(command)` on \(date). Do not edit by hand: run `make bench-report`.
+
+            \(machine())
+
+            Every case runs in a fresh child process, once per round, in interleaved rounds (A B C … A B C …,
+            \(rounds) rounds) so that the machine's drift spreads over all cases alike. MB/s is the median of the
+            rounds (10^6 bytes/s, timed inside the child around the parse only; small documents are parsed
+            repeatedly to at least 32 MiB per round). Peak RSS is the child's `VmHWM`, so it includes the Swift
+            runtime and Foundation (about 15 MiB) and the case's own buffers.
+
+            The C baseline streams the file through libyajl from C in 64 KiB reads: `c-verify` without
+            callbacks, `c-noop` with no-op callbacks (the realistic ceiling), `c-counting` counting events with
+            YAJL's own integer/double conversion. Ratios are to `c-counting`.
+
+            ![Throughput relative to C](perf-throughput.svg)
+
+            ![Peak memory against document size](perf-memory.svg)
+
+            \(table(results))
+            """
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import YAJLFixtures
+
+/// `make bench`: swift-yajl side by side with the C baseline and Foundation, in one run.
+///
+///     YAJLBenchmarks [--quick] [--large] [--json] [--report] [--rounds N] [--cases a,b] [--documents a,b]
+@main
+struct YAJLBenchmarks {
+    static func main() throws {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "--child", arguments.count == 3 {
+            try runChild(caseName: arguments[1], documentJSON: arguments[2])
+            return
+        }
+        func flag(_ name: String) -> Bool {
+            guard let index = arguments.firstIndex(of: name) else { return false }
+            arguments.remove(at: index)
+            return true
+        }
+        func value(_ name: String) -> String? {
+            guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+            defer { arguments.removeSubrange(index...index + 1) }
+            return arguments[index + 1]
+        }
+        if flag("--help") || flag("-h") {
+            print("""
+                usage: YAJLBenchmarks [--quick] [--large] [--json] [--report] [--rounds N] [--cases a,b] [--documents a,b]
+                  --quick      small documents, at most about 2 minutes on 2 cores
+                  --large      add the 1 GiB records document (scaling)
+                  --json       print the results as JSON instead of a table
+                  --report     also write Docs/Performance.md and its two SVG charts
+                  --rounds N   rounds per case (default 5)
+                cases: \(allCases.map(\.name).joined(separator: ", "))
+                """)
+            return
+        }
+        let quick = flag("--quick"), large = flag("--large"), asJSON = flag("--json"), report = flag("--report")
+        let rounds = Int(value("--rounds") ?? "") ?? 5
+        let caseFilter = value("--cases").map { Set($0.split(separator: ",").map(String.init)) }
+        let documentFilter = value("--documents").map { $0.split(separator: ",").map(String.init) }
+        guard arguments.isEmpty else { throw BenchmarkError("unknown arguments: \(arguments)") }
+        let log: (String) -> Void = { FileHandle.standardError.write(Data(("bench: " + $0 + "\n").utf8)) }
+
+        var documents = DocumentSet.corpus(log: log)
+        let small = quick ? 16 : 64
+        documents.append(try DocumentSet.generated(.records, mebibytes: small, log: log))
+        if !quick { documents.append(try DocumentSet.generated(.records, mebibytes: 256, log: log)) }
+        if large { documents.append(try DocumentSet.generated(.records, mebibytes: 1024, log: log)) }
+        documents.append(try DocumentSet.generated(.ndjson, mebibytes: small, log: log))
+        documents.append(try DocumentSet.generated(.numbers, mebibytes: small, log: log))
+        documents.append(try DocumentSet.generated(.strings, mebibytes: small, log: log))
+        if let documentFilter { documents = documents.filter { d in documentFilter.contains { d.name.contains($0) } } }
+        let cases = allCases.filter { caseFilter?.contains($0.name) ?? true }
+
+        let results = try measure(documents: documents, cases: cases, rounds: rounds, log: log)
+        print(asJSON ? try Report.json(results) : Report.table(results))
+
+        if report {
+            let command = "make bench-report" + (large ? " (--large)" : "")
+            try Report.markdown(results, command: command, rounds: rounds).write(toFile: "Docs/Performance.md", atomically: true, encoding: .utf8)
+            try Report.throughputChart(results).write(toFile: "Docs/perf-throughput.svg", atomically: true, encoding: .utf8)
+            try Report.memoryChart(results).write(toFile: "Docs/perf-memory.svg", atomically: true, encoding: .utf8)
+            log("wrote Docs/Performance.md, Docs/perf-throughput.svg, Docs/perf-memory.svg")
+        }
+    }
+}
