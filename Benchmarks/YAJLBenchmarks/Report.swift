@@ -34,6 +34,12 @@ enum Report {
 
     // MARK: SVG
 
+    /// The distinct elements in first-seen order.
+    static func uniqued(_ items: [String]) -> [String] {
+        var seen = Set<String>()
+        return items.filter { seen.insert($0).inserted }
+    }
+
     static let palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"]
 
     private static func escape(_ text: String) -> String {
@@ -42,8 +48,8 @@ enum Report {
 
     /// Grouped horizontal bars: one group per document, one bar per case, length = ratio to C counting.
     static func throughputChart(_ results: [Measurement]) -> String {
-        let cases = Array(NSOrderedSet(array: results.map(\.caseName))) as! [String]
-        let documents = Array(NSOrderedSet(array: results.map(\.document.name))) as! [String]
+        let cases = uniqued(results.map(\.caseName))
+        let documents = uniqued(results.map(\.document.name))
         let barHeight = 9.0, groupGap = 14.0, left = 190.0, width = 760.0, plotWidth = 500.0
         let maxRatio = max(1.5, results.compactMap { ratio($0, in: results) }.max() ?? 1.5)
         let groupHeight = Double(cases.count) * barHeight + groupGap
@@ -78,7 +84,7 @@ enum Report {
     /// Peak RSS against document size for the generated records documents, one line per case.
     static func memoryChart(_ results: [Measurement]) -> String {
         let records = results.filter { $0.document.kind == "records" && $0.peakBytes != nil }
-        let cases = Array(NSOrderedSet(array: records.map(\.caseName))) as! [String]
+        let cases = uniqued(records.map(\.caseName))
         let sizes = Array(Set(records.map { Double($0.document.bytes) / 1048576 })).sorted()
         let width = 760.0, height = 420.0, left = 70.0, bottom = 360.0, plotWidth = 480.0, plotHeight = 310.0
         let maxPeak = max(64, records.compactMap { $0.peakBytes.map { Double($0) / 1048576 } }.max() ?? 64)

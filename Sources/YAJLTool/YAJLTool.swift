@@ -4,7 +4,7 @@ import YAJL
 /// `yajl`: streaming JSON tools for data-import work, over libyajl.
 @main
 struct YAJLTool {
-    static let commands: [Command] = [validateCommand, eventsCommand, statsCommand, generateCommand]
+    static let commands: [Command] = [validateCommand, eventsCommand, statsCommand, extractCommand, generateCommand]
 
     static let help = """
         usage: yajl COMMAND [FILE|-] [options]

@@ -11,6 +11,9 @@ struct TextPosition {
     private(set) var lineStartBefore = 0
     /// The last bytes before the current chunk, for excerpts.
     private var tail: [UInt8] = []
+    /// A forward-only cursor for ``line(at:in:base:)``: newlines before `cursorOffset`.
+    private var cursorOffset = 0
+    private var cursorNewlines = 0
     private static let tailLength = 64
 
     /// Accounts for a chunk that the parser has fully consumed, starting at absolute `base`.
@@ -29,6 +32,20 @@ struct TextPosition {
             tail.append(contentsOf: bytes)
             if tail.count > Self.tailLength { tail.removeFirst(tail.count - Self.tailLength) }
         }
+    }
+
+    /// The 1-based line of absolute `offset` in `chunk` (which starts at `base`). Successive calls
+    /// with growing offsets scan each byte once, so asking for every record's line stays linear.
+    mutating func line(at offset: Int, in chunk: UnsafeRawBufferPointer, base: Int) -> Int {
+        let bytes = chunk.bindMemory(to: UInt8.self)
+        let end = max(base, min(offset, base + bytes.count))
+        if cursorOffset < base || cursorOffset > end {
+            cursorOffset = base
+            cursorNewlines = newlinesBefore
+        }
+        cursorNewlines += Self.countNewlines(UnsafeBufferPointer(rebasing: bytes[(cursorOffset - base)..<(end - base)]))
+        cursorOffset = end
+        return cursorNewlines + 1
     }
 
     /// How many bytes of the offending token lie before `chunk`, when that token was split by the

@@ -24,6 +24,10 @@ public struct JSONEventContext {
     /// The absolute byte offset just past the event's token in the input.
     public var byteOffset: Int { state.pointee.currentOffset }
 
+    /// The 1-based line of the event's token. Cheap when asked for events in document order (a
+    /// forward-only scan of the current chunk); use it per record, not per event.
+    public var line: Int { state.pointee.currentLine() }
+
     /// Zero-based index of the top-level value this event belongs to: always 0 unless
     /// ``JSONParser/Options/allowMultipleValues`` is on (then it numbers NDJSON lines' values).
     public var topLevelIndex: Int { max(0, state.pointee.topLevelValues - 1) }

@@ -42,7 +42,6 @@ public final class JSONParser {
     /// The handler, strongly held here (the C bridge holds it unowned).
     private let handler: any JSONEventHandler
     private let bridge: YAJLParserBridge
-    private var position = TextPosition()
     private var failure: (any Error)?
     /// Bytes fed since the last chunk that produced an event: the most a buffered token can hold.
     private var bytesWithoutEvent = 0
@@ -96,7 +95,7 @@ public final class JSONParser {
         let eventsBefore = bridge.state.pointee.eventCount
         try check(bridge.parse(accepted, base: base), chunk: accepted, base: base)
         if state == .stopped { return .stopped }
-        position.advance(over: accepted, base: base)
+        bridge.state.pointee.position.advance(over: accepted, base: base)
         bytesConsumed += accepted.count
 
         lastChunkProducedEvents = bridge.state.pointee.eventCount != eventsBefore
@@ -180,7 +179,7 @@ public final class JSONParser {
         case .error(let message, let consumed):
             var offset = base + min(consumed, chunk.count)
             if consumed == 0 && message.hasPrefix("after key and value") {
-                offset -= position.lengthOfSplitToken(continuingInto: chunk)
+                offset -= bridge.state.pointee.position.lengthOfSplitToken(continuingInto: chunk)
             }
             let kind = Self.kind(of: message)
             let lexical: Set<JSONParseError.Kind> = [.invalidCharacter, .invalidNumber, .invalidUTF8, .invalidEscape]
@@ -210,6 +209,7 @@ public final class JSONParser {
         _ kind: JSONParseError.Kind, _ message: String, option: String? = nil, offset: Int,
         chunk: UnsafeRawBufferPointer, base: Int
     ) -> JSONParseError {
+        let position = bridge.state.pointee.position
         let (line, column) = position.lineAndColumn(of: offset, in: chunk, base: base)
         let (excerpt, marker) = position.excerpt(around: offset, in: chunk, base: base)
         let path = options.tracksPath ? bridge.state.pointee.path.materialize() : nil

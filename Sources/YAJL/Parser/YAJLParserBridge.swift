@@ -43,8 +43,18 @@ struct ParserState {
     var chunkLength = 0
     /// The YAJL handle, for byte offsets during callbacks.
     var handle: OpaquePointer?
+    /// The chunk being parsed (for line numbers during callbacks).
+    var chunkStart: UnsafeRawPointer?
+    /// Lines and the recent bytes, across chunks.
+    var position = TextPosition()
     /// Whether keys are kept, so that paths can be materialized.
     let tracksPath: Bool
+
+    /// The 1-based line of the token being delivered.
+    mutating func currentLine() -> Int {
+        let chunk = UnsafeRawBufferPointer(start: chunkStart, count: chunkStart == nil ? 0 : chunkLength)
+        return position.line(at: currentOffset, in: chunk, base: chunkBase)
+    }
 
     /// Absolute offset just past the token being delivered.
     var currentOffset: Int {
@@ -96,6 +106,7 @@ final class YAJLParserBridge {
     func parse(_ chunk: UnsafeRawBufferPointer, base: Int) -> Status {
         state.pointee.chunkBase = base
         state.pointee.chunkLength = chunk.count
+        state.pointee.chunkStart = chunk.baseAddress
         let bytes = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self)
         return status(yajl_parse(handle, bytes, chunk.count))
     }
@@ -104,6 +115,7 @@ final class YAJLParserBridge {
     func complete(end: Int) -> Status {
         state.pointee.chunkBase = end
         state.pointee.chunkLength = 0
+        state.pointee.chunkStart = nil
         return status(yajl_complete_parse(handle))
     }
 

@@ -1,0 +1,73 @@
+import Foundation
+
+/// How records are selected, decoded and reported.
+public struct JSONRecordOptions: Sendable {
+    /// What happens when a selected value does not decode into the record type.
+    public enum DecodingFailurePolicy: Sendable, Hashable {
+        /// Throw a ``JSONRecordDecodingError`` and end the stream (the default).
+        case stop
+        /// Count the failure, keep it in ``JSONRecordReport/failures``, and go on with the next record.
+        case skip
+    }
+
+    /// The parser's flags and limits (set `allowMultipleValues` for NDJSON).
+    public var parser = JSONParser.Options()
+    /// Key and date strategies.
+    public var decoding = JSONRecordDecodingOptions()
+    /// Stop after this many records (the rest of the input is not read).
+    public var limit: Int? = nil
+    /// Stop, or skip and report, on a record that does not decode. Default ``DecodingFailurePolicy/stop``.
+    public var onDecodingFailure = DecodingFailurePolicy.stop
+    /// How many skipped records' errors ``JSONRecordReport/failures`` keeps (all are counted).
+    public var maxKeptFailures = 1_000
+    /// Stop reading once no selected path can match any more (e.g. `$.results` has closed).
+    /// Default `true`. It assumes keys are unique, as RFC 8259 recommends, and the input after that
+    /// point is neither read nor validated. Never applies with `allowMultipleValues`.
+    public var stopsEarly = true
+
+    /// The defaults: strict single-document JSON, stop on the first record that does not decode.
+    public init() {}
+
+    /// Options with the most used settings.
+    public init(
+        parser: JSONParser.Options = JSONParser.Options(), decoding: JSONRecordDecodingOptions = JSONRecordDecodingOptions(),
+        limit: Int? = nil, onDecodingFailure: DecodingFailurePolicy = .stop, stopsEarly: Bool = true
+    ) {
+        self.parser = parser
+        self.decoding = decoding
+        self.limit = limit
+        self.onDecodingFailure = onDecodingFailure
+        self.stopsEarly = stopsEarly
+    }
+}
+
+/// What a record stream has done so far: records delivered, records skipped and why, bytes read.
+/// Safe to read from any thread while the stream runs.
+public final class JSONRecordReport: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _delivered = 0
+    private var _skipped = 0
+    private var _failures: [JSONRecordDecodingError] = []
+    private var _bytesRead = 0
+    private let maxKept: Int
+
+    init(maxKept: Int) { self.maxKept = maxKept }
+
+    /// Records handed out.
+    public var deliveredCount: Int { lock.withLock { _delivered } }
+    /// Records skipped because they did not decode (with ``JSONRecordOptions/DecodingFailurePolicy/skip``).
+    public var skippedCount: Int { lock.withLock { _skipped } }
+    /// The errors of the first skipped records (up to ``JSONRecordOptions/maxKeptFailures``).
+    public var failures: [JSONRecordDecodingError] { lock.withLock { _failures } }
+    /// Bytes of input consumed by the parser.
+    public var bytesRead: Int { lock.withLock { _bytesRead } }
+
+    func delivered() { lock.withLock { _delivered += 1 } }
+    func skipped(_ error: JSONRecordDecodingError) {
+        lock.withLock {
+            _skipped += 1
+            if _failures.count < maxKept { _failures.append(error) }
+        }
+    }
+    func setBytesRead(_ bytes: Int) { lock.withLock { _bytesRead = bytes } }
+}

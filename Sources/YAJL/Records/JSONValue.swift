@@ -1,0 +1,170 @@
+/// An owned JSON value: one selected subtree of a streamed document.
+///
+/// Numbers are lossless (``JSONNumber`` keeps the original text) and objects keep their members'
+/// order and any duplicate keys, so a value can be written back exactly as it was read (minified).
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(JSONNumber)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The member named `key` of an object (the first, if the key repeats); `nil` otherwise.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    /// The element at `index` of an array; `nil` if this is not an array or the index is out of range.
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let elements) = self, elements.indices.contains(index) { return elements[index] }
+        return nil
+    }
+
+    /// The string, if this is a string.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The number, if this is a number.
+    public var numberValue: JSONNumber? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    /// The value's kind, for messages: `null`, `boolean`, `number`, `string`, `array`, `object`.
+    public var kindName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+}
+
+/// A JSON object's members in document order, duplicates kept.
+public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
+    /// One `"key": value` pair.
+    public struct Member: Sendable, Hashable {
+        public var key: String
+        public var value: JSONValue
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// The members, in document order.
+    public var members: [Member]
+
+    /// An object with `members`, in order.
+    public init(_ members: [Member] = []) { self.members = members }
+
+    public var startIndex: Int { members.startIndex }
+    public var endIndex: Int { members.endIndex }
+    public subscript(position: Int) -> Member { members[position] }
+
+    /// The value of the first member named `key`.
+    public subscript(key: String) -> JSONValue? {
+        members.first { $0.key == key }?.value
+    }
+
+    /// Every value for `key`, in order (more than one only when the key repeats).
+    public func values(forKey key: String) -> [JSONValue] {
+        members.filter { $0.key == key }.map(\.value)
+    }
+}
+
+extension JSONValue: CustomStringConvertible {
+    /// The value as minified JSON, numbers exactly as written.
+    public var description: String {
+        var text = ""
+        write(to: &text)
+        return text
+    }
+
+    /// Appends the value as minified JSON: numbers as written, strings escaped (`"`, `\`, control
+    /// characters), everything else as is.
+    public func write(to output: inout String) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .number(let number): output += number.text
+        case .string(let string): JSONValue.writeString(string, to: &output)
+        case .array(let elements):
+            output += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output += "," }
+                element.write(to: &output)
+            }
+            output += "]"
+        case .object(let object):
+            output += "{"
+            for (index, member) in object.members.enumerated() {
+                if index > 0 { output += "," }
+                JSONValue.writeString(member.key, to: &output)
+                output += ":"
+                member.value.write(to: &output)
+            }
+            output += "}"
+        }
+    }
+
+    static func writeString(_ string: String, to output: inout String) {
+        output += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{08}": output += "\\b"
+            case "\u{0C}": output += "\\f"
+            case _ where scalar.value < 0x20:
+                output += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}
+
+extension JSONValue: Decodable {
+    /// Decodes any JSON. With swift-yajl's record decoding this is free (the value is handed over
+    /// as is); with other decoders (e.g. `JSONDecoder`) numbers keep the text the decoder gives and
+    /// object member order is the decoder's.
+    public init(from decoder: any Decoder) throws {
+        if let container = try? decoder.container(keyedBy: RecordCodingKey.self) {
+            var members: [JSONObject.Member] = []
+            for key in container.allKeys {
+                members.append(JSONObject.Member(key: key.stringValue, value: try container.decode(JSONValue.self, forKey: key)))
+            }
+            self = .object(JSONObject(members))
+            return
+        }
+        if var container = try? decoder.unkeyedContainer() {
+            var elements: [JSONValue] = []
+            while !container.isAtEnd { elements.append(try container.decode(JSONValue.self)) }
+            self = .array(elements)
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .number(JSONNumber(text: String(value), value: .integer(value)))
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(JSONNumber(text: "\(value)", value: .double(value)))
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+}

@@ -1,0 +1,170 @@
+/// A selected value with where it came from.
+public struct JSONRecord<Value> {
+    /// The selected value (owned, or decoded).
+    public var value: Value
+    /// The value's path in its document, e.g. `$.results[41]`.
+    public let path: JSONPath
+    /// Which of the selected paths matched (its position in the list given).
+    public let queryIndex: Int
+    /// Which top-level value it belongs to (0 unless multiple values are allowed: NDJSON lines).
+    public let topLevelIndex: Int
+    /// The 1-based line where the value starts (the NDJSON line number).
+    public let line: Int
+    /// The absolute byte offset just past the value's first token.
+    public let byteOffset: Int
+}
+
+extension JSONRecord: Sendable where Value: Sendable {}
+
+/// A handler that selects values by path while the document streams and captures each one.
+///
+/// Outside a selected value it only follows the path (one state mask per open container, nothing
+/// at all below containers no path can reach); inside one it builds a ``JSONValue``. Memory is the
+/// selected value being built plus the records of the current chunk not yet handed out.
+final class RecordSelector: JSONEventHandler {
+    private struct Frame {
+        var states: UInt64
+        var isArray: Bool
+        var nextIndex = 0
+        /// States of the member whose key was just read.
+        var memberStates: UInt64 = 0
+        /// Queries whose anchor is this container: exhausted when it ends.
+        var anchors: UInt64 = 0
+    }
+
+    private let matcher: PathMatcher
+    private let stopsEarly: Bool
+    private let limit: Int?
+    private var frames: [Frame] = []
+    private var builder = ValueBuilder()
+    private var capturing = false
+    private var captureInfo: (path: JSONPath, query: Int, topLevel: Int, line: Int, offset: Int, anchors: UInt64)?
+    private var exhausted: UInt64 = 0
+    private let allQueries: UInt64
+
+    /// Completed records, in document order, waiting to be handed out.
+    var ready: [JSONRecord<JSONValue>] = []
+    /// Records selected so far.
+    private(set) var selectedCount = 0
+    /// Whether the selector stopped the parse because nothing more can match or the limit was hit.
+    private(set) var finishedEarly = false
+
+    init(queries: [JSONPathQuery], stopsEarly: Bool, limit: Int?) throws {
+        matcher = try PathMatcher(queries)
+        self.stopsEarly = stopsEarly
+        self.limit = limit
+        allQueries = queries.count >= 64 ? ~0 : (1 << UInt64(queries.count)) - 1
+    }
+
+    // MARK: Matching
+
+    /// The states of the value that starts now.
+    @inline(__always)
+    private func statesOfNewValue() -> UInt64 {
+        guard !frames.isEmpty else { return matcher.initial }
+        let top = frames.count - 1
+        if frames[top].states == 0 { return 0 }
+        if frames[top].isArray {
+            let index = frames[top].nextIndex
+            frames[top].nextIndex += 1
+            return matcher.step(frames[top].states, index: index)
+        }
+        return frames[top].memberStates
+    }
+
+    /// A scalar or a container starts outside any capture: select it, or follow it.
+    private func valueStarts(isContainer: Bool, isArray: Bool, context: JSONEventContext, scalar: () -> JSONValue) {
+        let parentStates = frames.last?.states ?? 0
+        let states = statesOfNewValue()
+        // A value is a query's anchor when its states reach the anchor state and its parent's did
+        // not (a `..` segment after the anchor keeps the state alive below it).
+        let anchors = states == 0 ? 0 : matcher.anchoredQueries(states) & ~matcher.anchoredQueries(parentStates)
+        if states & matcher.accepting != 0 {
+            captureInfo = (context.path ?? .root, matcher.matchedQuery(states), context.topLevelIndex, context.line, context.byteOffset, anchors)
+            if isContainer {
+                capturing = true
+                if isArray { builder.startArray() } else { builder.startObject() }
+            } else {
+                builder.add(scalar())
+                emit(context: context)
+            }
+        } else if isContainer {
+            frames.append(Frame(states: states, isArray: isArray, anchors: anchors))
+        } else if anchors != 0 {
+            exhaust(anchors, context: context)
+        }
+    }
+
+    private func emit(context: JSONEventContext) {
+        guard let value = builder.result, let info = captureInfo else { return }
+        builder = ValueBuilder()
+        capturing = false
+        captureInfo = nil
+        ready.append(JSONRecord(
+            value: value, path: info.path, queryIndex: info.query, topLevelIndex: info.topLevel, line: info.line,
+            byteOffset: info.offset))
+        selectedCount += 1
+        if let limit, selectedCount >= limit {
+            finishedEarly = true
+            context.stop()
+            return
+        }
+        if info.anchors != 0 { exhaust(info.anchors, context: context) }
+    }
+
+    private func exhaust(_ queries: UInt64, context: JSONEventContext) {
+        guard stopsEarly else { return }
+        exhausted |= queries
+        if exhausted & allQueries == allQueries {
+            finishedEarly = true
+            context.stop()
+        }
+    }
+
+    private func containerEnds(context: JSONEventContext) {
+        if capturing {
+            builder.end()
+            if builder.isComplete { emit(context: context) }
+            return
+        }
+        guard let frame = frames.popLast() else { return }
+        if frame.anchors != 0 { exhaust(frame.anchors, context: context) }
+    }
+
+    // MARK: Events
+
+    func startObject(context: JSONEventContext) throws {
+        if capturing { builder.startObject() } else { valueStarts(isContainer: true, isArray: false, context: context) { .null } }
+    }
+
+    func startArray(context: JSONEventContext) throws {
+        if capturing { builder.startArray() } else { valueStarts(isContainer: true, isArray: true, context: context) { .null } }
+    }
+
+    func endObject(context: JSONEventContext) throws { containerEnds(context: context) }
+    func endArray(context: JSONEventContext) throws { containerEnds(context: context) }
+
+    func key(_ key: JSONStringView, context: JSONEventContext) throws {
+        if capturing {
+            builder.key(key.string)
+        } else if let top = frames.indices.last, frames[top].states != 0 {
+            frames[top].memberStates = matcher.step(frames[top].states, key: key.bytes)
+        }
+    }
+
+    func string(_ value: JSONStringView, context: JSONEventContext) throws {
+        if capturing { builder.add(.string(value.string)) } else { valueStarts(isContainer: false, isArray: false, context: context) { .string(value.string) } }
+    }
+
+    func number(_ value: JSONNumberView, context: JSONEventContext) throws {
+        if capturing { builder.add(.number(value.number)) } else { valueStarts(isContainer: false, isArray: false, context: context) { .number(value.number) } }
+    }
+
+    func bool(_ value: Bool, context: JSONEventContext) throws {
+        if capturing { builder.add(.bool(value)) } else { valueStarts(isContainer: false, isArray: false, context: context) { .bool(value) } }
+    }
+
+    func null(context: JSONEventContext) throws {
+        if capturing { builder.add(.null) } else { valueStarts(isContainer: false, isArray: false, context: context) { .null } }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import YAJL
+
+@Suite("JSONPath selection")
+struct JSONPathTests {
+    static let document = #"""
+        {"meta": {"count": 2, "a.b": "dotted", "it's": "quoted", "": "empty", "ключ": "unicode"},
+         "results": [
+           {"id": 1, "name": "Ann", "tags": ["x", "y"], "geo": [[1, 2], [3, 4]], "sub": {"name": "inner"}},
+           {"id": 2, "name": "Bob", "tags": [], "geo": [[5, 6]]}
+         ],
+         "name": "top"}
+        """#
+
+    /// Selects with one path; returns the selected values, minified, in document order.
+    static func select(_ path: String, in document: String = document, options: JSONRecordOptions = .init()) throws -> [String] {
+        let reader = try JSONRecordReader(JSONValue.self, at: path, from: .text(document), options: options)
+        var values: [String] = []
+        while let value = try reader.next() { values.append(value.description) }
+        return values
+    }
+
+    @Test(arguments: [
+        ("$", nil as String?),
+        ("$.meta.count", "2"),
+        ("$.meta['a.b']", #""dotted""#),
+        (#"$.meta['it\'s']"#, #""quoted""#),
+        (#"$.meta["it's"]"#, #""quoted""#),
+        ("$.meta['']", #""empty""#),
+        ("$.meta.ключ", #""unicode""#),
+        ("$.meta['\\u043a\\u043b\\u044e\\u0447']", #""unicode""#),
+        ("$.results[1].name", #""Bob""#),
+        ("$.results[*].id", "1|2"),
+        ("$.results.*.id", "1|2"),
+        ("$.results[0].tags[*]", #""x"|"y""#),
+        ("$.results[*].geo[*][1]", "2|4|6"),
+        ("$.results[0].geo[1]", "[3,4]"),
+        ("$..name", #""Ann"|"inner"|"Bob"|"top""#),
+        ("$..['name']", #""Ann"|"inner"|"Bob"|"top""#),
+        ("$.results..name", #""Ann"|"inner"|"Bob""#),
+        ("$..geo[0][0]", "1|5"),
+        // geo[0][1] is selected; Bob's own geo[0][1] is inside a selected value, so it is not again.
+        ("$..[1]", #""y"|2|[3,4]|{"id":2,"name":"Bob","tags":[],"geo":[[5,6]]}"#),
+        ("$.results[5]", ""),
+        ("$.nothing", ""),
+        ("$.meta.*", #"2|"dotted"|"quoted"|"empty"|"unicode""#),
+    ])
+    func selection(path: String, expected: String?) throws {
+        let values = try Self.select(path)
+        if let expected {
+            #expect(values.joined(separator: "|") == expected, "\(path)")
+        } else {
+            #expect(values.count == 1)  // the whole document
+        }
+    }
+
+    @Test func severalPathsInOnePassReportWhichMatched() throws {
+        let reader = try JSONRecordReader(JSONValue.self, at: ["$.results[*].name", "$.meta.count"], from: .text(Self.document))
+        var seen: [String] = []
+        while let record = try reader.nextRecord() {
+            seen.append("\(record.queryIndex):\(record.path):\(record.value)")
+        }
+        #expect(seen == [#"1:$.meta.count:2"#, #"0:$.results[0].name:"Ann""#, #"0:$.results[1].name:"Bob""#])
+    }
+
+    @Test func ownedValuesKeepOrderDuplicatesAndNumberText() throws {
+        let values = try Self.select("$[0]", in: #"[{"b": 1, "a": 2, "b": 3, "n": [-0, 1E+2, 1.7976931348623157e308, 123456789012345678901234567890]}]"#)
+        #expect(values == [#"{"b":1,"a":2,"b":3,"n":[-0,1E+2,1.7976931348623157e308,123456789012345678901234567890]}"#])
+        let reader = try JSONRecordReader(JSONValue.self, at: "$[0]", from: .text(#"[{"b": 1, "a": 2, "b": 3}]"#))
+        let object = try #require(try reader.next())
+        #expect(object["b"] == .number(JSONNumber("1")!))
+        guard case .object(let members) = object else { return }
+        #expect(members.values(forKey: "b").count == 2)
+    }
+
+    @Test(arguments: [
+        ("results", 0, "a JSONPath starts with '$'"),
+        ("$.results[", 9, "unclosed '['"),
+        ("$.results[x]", 10, "expected a quoted name, an index or '*', found 'x'"),
+        ("$.results[*", 11, "expected ']'"),
+        ("$.results[-1]", 10, "negative indices"),
+        ("$.a[?(@.b)]", 4, "filter expressions"),
+        ("$.a[0:2]", 5, "slices"),
+        ("$.a[0,1]", 5, "unions"),
+        ("$.a.", 4, "expected a member name"),
+        ("$.a b", 3, "unexpected white space"),
+        ("$['unterminated", 15, "unterminated quoted name"),
+        ("$['bad\\q']", 7, "invalid escape"),
+        ("$.a[01]", 4, "leading zeros"),
+    ])
+    func invalidExpressionsPointAtTheOffendingCharacter(expression: String, position: Int, message: String) {
+        do {
+            _ = try JSONPathQuery(expression)
+            Issue.record("\(expression) was accepted")
+        } catch let error as JSONPathSyntaxError {
+            #expect(error.position == position, "\(expression): \(error)")
+            #expect(error.message.contains(message), "\(expression): \(error.message)")
+            #expect(error.description.hasSuffix("\n    " + String(repeating: " ", count: position) + "^"))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func deeplyNestedExpressionsAreRefused() {
+        let deep = "$" + String(repeating: ".a", count: 10_000)
+        #expect(throws: JSONPathSyntaxError.self) { try JSONPathQuery(deep) }
+    }
+
+    @Test func extractionIsChunkSizeInvariant() throws {
+        let expected = try Self.select("$..name")
+        for chunk in [1, 2, 3, 7, 31, 4096, 65536] {
+            var options = JSONRecordOptions()
+            options.parser.chunkSize = chunk
+            #expect(try Self.select("$..name", options: options) == expected, "chunk size \(chunk)")
+            #expect(try Self.select("$.results[*]", options: options).count == 2)
+        }
+    }
+
+    @Test func ndjsonValuesAreRootsWithIndexAndLine() throws {
+        let ndjson = "{\"id\": 1, \"v\": {\"x\": 1}}\n{\"id\": 2, \"v\": {\"x\": 2}}\n\n{\"id\": 3, \"v\": {\"x\": 3}}\n"
+        var options = JSONRecordOptions()
+        options.parser.allowMultipleValues = true
+        let reader = try JSONRecordReader(JSONValue.self, at: "$.v.x", from: .text(ndjson), options: options)
+        var seen: [String] = []
+        while let record = try reader.nextRecord() {
+            seen.append("\(record.topLevelIndex)@\(record.line)=\(record.value)")
+        }
+        #expect(seen == ["0@1=1", "1@2=2", "2@4=3"])
+    }
+}
