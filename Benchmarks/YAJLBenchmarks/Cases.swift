@@ -113,6 +113,16 @@ let allCases: [BenchmarkCase] = [
             return events
         }),
     BenchmarkCase(
+        name: "records-select", group: "records", summary: "JSONRecordReader at $.results[*], selection only (a type that decodes nothing)",
+        skipReason: recordsOnly,
+        run: { document in
+            struct Nothing: Decodable { init(from decoder: any Decoder) {} }
+            let reader = try JSONRecordReader(Nothing.self, at: "$.results[*]", from: .file(document.path))
+            var count = 0
+            while try reader.next() != nil { count += 1 }
+            return count
+        }),
+    BenchmarkCase(
         name: "records-values", group: "records", summary: "JSONRecordReader at $.results[*] into owned JSONValues",
         skipReason: recordsOnly,
         run: { document in

@@ -67,12 +67,15 @@ final class RecordExtraction<Record: Decodable> {
         while head < selector.ready.count {
             let raw = selector.ready[head]
             head += 1
-            if head == selector.ready.count {
-                selector.ready.removeAll(keepingCapacity: true)
-                head = 0
+            defer {
+                if head == selector.ready.count {
+                    // Every waiting record is handed out: reuse the storage.
+                    selector.releaseHandedOutRecords()
+                    head = 0
+                }
             }
             do {
-                let value = try session.decode(Record.self, from: raw.value)
+                let value = try session.decode(Record.self, from: selector.tape.view, at: raw.start)
                 report.delivered()
                 return JSONRecord(
                     value: value, path: raw.path, queryIndex: raw.queryIndex, topLevelIndex: raw.topLevelIndex,
@@ -87,7 +90,7 @@ final class RecordExtraction<Record: Decodable> {
     }
 
     /// A decoding error with the record's path, the coding path and a plain message.
-    static func describe(_ error: any Error, record: JSONRecord<JSONValue>) -> JSONRecordDecodingError {
+    static func describe(_ error: any Error, record: SelectedValue) -> JSONRecordDecodingError {
         guard let decodingError = error as? DecodingError else {
             return JSONRecordDecodingError(
                 recordPath: record.path, path: record.path, message: "\(error)", line: record.line, underlying: nil)

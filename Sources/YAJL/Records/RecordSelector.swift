@@ -16,11 +16,21 @@ public struct JSONRecord<Value> {
 
 extension JSONRecord: Sendable where Value: Sendable {}
 
+/// A selected value waiting on the tape: where it starts, and where it came from.
+struct SelectedValue {
+    let start: Int
+    let path: JSONPath
+    let queryIndex: Int
+    let topLevelIndex: Int
+    let line: Int
+    let byteOffset: Int
+}
+
 /// A handler that selects values by path while the document streams and captures each one.
 ///
 /// Outside a selected value it only follows the path (one state mask per open container, nothing
-/// at all below containers no path can reach); inside one it builds a ``JSONValue``. Memory is the
-/// selected value being built plus the records of the current chunk not yet handed out.
+/// at all below containers no path can reach); inside one it records events on a ``Tape``. Memory
+/// is the selected value being recorded plus the records of the current chunk not yet handed out.
 final class RecordSelector: JSONEventHandler {
     private struct Frame {
         var states: UInt64
@@ -35,15 +45,17 @@ final class RecordSelector: JSONEventHandler {
     private let matcher: PathMatcher
     private let stopsEarly: Bool
     private let limit: Int?
+    @exclusivity(unchecked)
     private var frames: [Frame] = []
-    private var builder = ValueBuilder()
-    private var capturing = false
-    private var captureInfo: (path: JSONPath, query: Int, topLevel: Int, line: Int, offset: Int, anchors: UInt64)?
+    /// Selected values, recorded flat; cleared by the consumer once its records are handed out.
+    let tape = Tape()
+    private var captureInfo: (start: Int, path: JSONPath, query: Int, topLevel: Int, line: Int, offset: Int, anchors: UInt64)?
     private var exhausted: UInt64 = 0
     private let allQueries: UInt64
 
     /// Completed records, in document order, waiting to be handed out.
-    var ready: [JSONRecord<JSONValue>] = []
+    @exclusivity(unchecked)
+    var ready: [SelectedValue] = []
     /// Records selected so far.
     private(set) var selectedCount = 0
     /// Whether the selector stopped the parse because nothing more can match or the limit was hit.
@@ -54,6 +66,17 @@ final class RecordSelector: JSONEventHandler {
         self.stopsEarly = stopsEarly
         self.limit = limit
         allQueries = queries.count >= 64 ? ~0 : (1 << UInt64(queries.count)) - 1
+    }
+
+    /// Drops the handed-out records from the tape, keeping a record still being recorded.
+    func releaseHandedOutRecords() {
+        ready.removeAll(keepingCapacity: true)
+        if let start = captureInfo?.start, tape.isCapturing {
+            tape.discard(before: start)
+            captureInfo?.start = 0
+        } else {
+            tape.removeAll()
+        }
     }
 
     // MARK: Matching
@@ -73,21 +96,16 @@ final class RecordSelector: JSONEventHandler {
     }
 
     /// A scalar or a container starts outside any capture: select it, or follow it.
-    private func valueStarts(isContainer: Bool, isArray: Bool, context: JSONEventContext, scalar: () -> JSONValue) {
+    private func valueStarts(isContainer: Bool, isArray: Bool, context: JSONEventContext, record: (Tape) -> Void) {
         let parentStates = frames.last?.states ?? 0
         let states = statesOfNewValue()
         // A value is a query's anchor when its states reach the anchor state and its parent's did
         // not (a `..` segment after the anchor keeps the state alive below it).
         let anchors = states == 0 ? 0 : matcher.anchoredQueries(states) & ~matcher.anchoredQueries(parentStates)
         if states & matcher.accepting != 0 {
-            captureInfo = (context.path ?? .root, matcher.matchedQuery(states), context.topLevelIndex, context.line, context.byteOffset, anchors)
-            if isContainer {
-                capturing = true
-                if isArray { builder.startArray() } else { builder.startObject() }
-            } else {
-                builder.add(scalar())
-                emit(context: context)
-            }
+            captureInfo = (tape.count, context.path ?? .root, matcher.matchedQuery(states), context.topLevelIndex, context.line, context.byteOffset, anchors)
+            record(tape)
+            if !isContainer { emit(context: context) }
         } else if isContainer {
             frames.append(Frame(states: states, isArray: isArray, anchors: anchors))
         } else if anchors != 0 {
@@ -96,12 +114,10 @@ final class RecordSelector: JSONEventHandler {
     }
 
     private func emit(context: JSONEventContext) {
-        guard let value = builder.result, let info = captureInfo else { return }
-        builder = ValueBuilder()
-        capturing = false
+        guard let info = captureInfo else { return }
         captureInfo = nil
-        ready.append(JSONRecord(
-            value: value, path: info.path, queryIndex: info.query, topLevelIndex: info.topLevel, line: info.line,
+        ready.append(SelectedValue(
+            start: info.start, path: info.path, queryIndex: info.query, topLevelIndex: info.topLevel, line: info.line,
             byteOffset: info.offset))
         selectedCount += 1
         if let limit, selectedCount >= limit {
@@ -122,9 +138,9 @@ final class RecordSelector: JSONEventHandler {
     }
 
     private func containerEnds(context: JSONEventContext) {
-        if capturing {
-            builder.end()
-            if builder.isComplete { emit(context: context) }
+        if tape.isCapturing {
+            tape.endContainer()
+            if !tape.isCapturing { emit(context: context) }
             return
         }
         guard let frame = frames.popLast() else { return }
@@ -134,37 +150,49 @@ final class RecordSelector: JSONEventHandler {
     // MARK: Events
 
     func startObject(context: JSONEventContext) throws {
-        if capturing { builder.startObject() } else { valueStarts(isContainer: true, isArray: false, context: context) { .null } }
+        if tape.isCapturing { tape.startContainer(.object) } else {
+            valueStarts(isContainer: true, isArray: false, context: context) { $0.startContainer(.object) }
+        }
     }
 
     func startArray(context: JSONEventContext) throws {
-        if capturing { builder.startArray() } else { valueStarts(isContainer: true, isArray: true, context: context) { .null } }
+        if tape.isCapturing { tape.startContainer(.array) } else {
+            valueStarts(isContainer: true, isArray: true, context: context) { $0.startContainer(.array) }
+        }
     }
 
     func endObject(context: JSONEventContext) throws { containerEnds(context: context) }
     func endArray(context: JSONEventContext) throws { containerEnds(context: context) }
 
     func key(_ key: JSONStringView, context: JSONEventContext) throws {
-        if capturing {
-            builder.key(key.string)
+        if tape.isCapturing {
+            tape.text(.key, key.bytes)
         } else if let top = frames.indices.last, frames[top].states != 0 {
             frames[top].memberStates = matcher.step(frames[top].states, key: key.bytes)
         }
     }
 
     func string(_ value: JSONStringView, context: JSONEventContext) throws {
-        if capturing { builder.add(.string(value.string)) } else { valueStarts(isContainer: false, isArray: false, context: context) { .string(value.string) } }
+        if tape.isCapturing { tape.text(.string, value.bytes) } else {
+            valueStarts(isContainer: false, isArray: false, context: context) { $0.text(.string, value.bytes) }
+        }
     }
 
     func number(_ value: JSONNumberView, context: JSONEventContext) throws {
-        if capturing { builder.add(.number(value.number)) } else { valueStarts(isContainer: false, isArray: false, context: context) { .number(value.number) } }
+        if tape.isCapturing { tape.text(.number, value.bytes) } else {
+            valueStarts(isContainer: false, isArray: false, context: context) { $0.text(.number, value.bytes) }
+        }
     }
 
     func bool(_ value: Bool, context: JSONEventContext) throws {
-        if capturing { builder.add(.bool(value)) } else { valueStarts(isContainer: false, isArray: false, context: context) { .bool(value) } }
+        if tape.isCapturing { tape.scalar(.bool, value) } else {
+            valueStarts(isContainer: false, isArray: false, context: context) { $0.scalar(.bool, value) }
+        }
     }
 
     func null(context: JSONEventContext) throws {
-        if capturing { builder.add(.null) } else { valueStarts(isContainer: false, isArray: false, context: context) { .null } }
+        if tape.isCapturing { tape.scalar(.null) } else {
+            valueStarts(isContainer: false, isArray: false, context: context) { $0.scalar(.null) }
+        }
     }
 }

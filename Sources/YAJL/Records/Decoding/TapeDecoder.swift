@@ -1,0 +1,471 @@
+import Foundation
+
+/// Shared, per-stream decoding state: the strategies, and caches that make them cheap.
+final class DecodingSession {
+    let options: JSONRecordDecodingOptions
+    let userInfo: [CodingUserInfoKey: Any]
+    /// snake_case key → camelCase key, converted once per distinct key.
+    private var convertedKeys: [String: String] = [:]
+    private lazy var iso8601 = ISO8601DateFormatter()
+    private lazy var iso8601Fractional: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+
+    init(options: JSONRecordDecodingOptions) {
+        self.options = options
+        userInfo = options.userInfo
+    }
+
+    /// Decodes the value at `index` of the tape.
+    func decode<T: Decodable>(_ type: T.Type, from view: TapeView, at index: Int) throws -> T {
+        if T.self == JSONValue.self { return view.value(index) as! T }
+        return try TapeDecoder(view: view, index: index, session: self).decodeCurrent(T.self)
+    }
+
+    func convert(key: String) -> String {
+        if let converted = convertedKeys[key] { return converted }
+        let converted = Self.camelCase(fromSnakeCase: key)
+        convertedKeys[key] = converted
+        return converted
+    }
+
+    func date(from string: String) -> Date? {
+        iso8601.date(from: string) ?? iso8601Fractional.date(from: string)
+    }
+
+    /// `JSONDecoder`'s rule: split on `_`, capitalize all but the first word, keep leading and
+    /// trailing underscores.
+    static func camelCase(fromSnakeCase key: String) -> String {
+        guard key.contains("_") else { return key }
+        let characters = Array(key)
+        guard let first = characters.firstIndex(where: { $0 != "_" }) else { return key }
+        var last = characters.count - 1
+        while last > first && characters[last] == "_" { last -= 1 }
+        let words = String(characters[first...last]).split(separator: "_", omittingEmptySubsequences: true)
+        guard let head = words.first else { return key }
+        let body = String(head) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
+        return String(characters[..<first]) + body + String(characters[(last + 1)...])
+    }
+}
+
+/// A `Decoder` over one record on a ``Tape``, in the style of swift-foundation's `JSONDecoder`:
+/// one instance per record, which moves its current position and coding-path node down and back up
+/// as nested values are decoded. Keys are compared as bytes; a `String` is made only for `String`
+/// values. Containers decode the primitive types directly, without the generic path.
+///
+/// Valid only while the tape is unchanged: decoding happens inside `Tape.withView`.
+final class TapeDecoder: Decoder {
+    let view: TapeView
+    private(set) var index: Int
+    private(set) var node: CodingPathNode = .root
+    let session: DecodingSession
+
+    init(view: TapeView, index: Int, session: DecodingSession) {
+        self.view = view
+        self.index = index
+        self.session = session
+    }
+
+    var codingPath: [any CodingKey] { node.codingPath }
+    var userInfo: [CodingUserInfoKey: Any] { session.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard view.entries[index].kind == .object else { throw Unbox.mismatch("object", view, index, node) }
+        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: index, node: node))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard view.entries[index].kind == .array else { throw Unbox.mismatch("array", view, index, node) }
+        return UnkeyedContainer(decoder: self, array: index, node: node)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    /// Decodes `T` from the value at `index` at `node`, then returns to the current value.
+    /// Primitives and arrays of primitives are decoded directly, without building the node.
+    func decode<T: Decodable>(_ type: T.Type, at index: Int, node: @autoclosure () -> CodingPathNode) throws -> T {
+        if let value = try decodePrimitive(type, at: index, node: node()) { return value }
+        let (savedIndex, savedNode) = (self.index, self.node)
+        self.index = index
+        self.node = node()
+        defer {
+            self.index = savedIndex
+            self.node = savedNode
+        }
+        return try decodeCurrent(type)
+    }
+
+    /// `T` decoded directly if it is a primitive or an array of primitives (the common fields of
+    /// records), else `nil`. Saves the generic path's node, container and existential per value.
+    ///
+    /// The types are compared by identity against identities computed once: writing `[String].self`
+    /// here would ask the runtime for `Array<String>`'s metadata on every call.
+    @inline(__always)
+    private func decodePrimitive<T>(_ type: T.Type, at index: Int, node: @autoclosure () -> CodingPathNode) throws -> T? {
+        let id = ObjectIdentifier(T.self)
+        let known = KnownTypes.shared
+        if id == known.string { return unsafeBitCast(try Unbox.string(view, index, node()), to: T.self) }
+        if id == known.double { return unsafeBitCast(try Unbox.double(view, index, node()), to: T.self) }
+        if id == known.int { return unsafeBitCast(try Unbox.integer(view, index, node(), as: Int.self), to: T.self) }
+        if id == known.bool { return unsafeBitCast(try Unbox.bool(view, index, node()), to: T.self) }
+        if id == known.strings { return unsafeBitCast(try array(at: index, node: node(), Unbox.string), to: T.self) }
+        if id == known.doubles { return unsafeBitCast(try array(at: index, node: node(), Unbox.double), to: T.self) }
+        if id == known.ints {
+            return unsafeBitCast(try array(at: index, node: node()) { try Unbox.integer($0, $1, $2(), as: Int.self) }, to: T.self)
+        }
+        return nil
+    }
+
+    /// An array of primitives, decoded element by element with `element`.
+    private func array<E>(
+        at index: Int, node: CodingPathNode,
+        _ element: (TapeView, Int, @autoclosure () -> CodingPathNode) throws -> E
+    ) throws -> [E] {
+        let entry = view.entries[index]
+        guard entry.kind == .array else { throw Unbox.mismatch("array", view, index, node) }
+        var elements: [E] = []
+        elements.reserveCapacity(entry.b)
+        var child = index + 1
+        while child < entry.a {
+            let position = elements.count
+            elements.append(try element(view, child, CodingPathNode.index(position, parent: node)))
+            child = view.next(child)
+        }
+        return elements
+    }
+
+    /// Decodes `T` from the current value, with the special cases `JSONDecoder` has (dates, data,
+    /// URLs, decimals) and ours (`JSONValue`).
+    func decodeCurrent<T: Decodable>(_ type: T.Type) throws -> T {
+        if let value = try decodePrimitive(type, at: index, node: node) { return value }
+        if T.self == JSONValue.self { return view.value(index) as! T }
+        if T.self == Date.self { return try decodeDate() as! T }
+        if T.self == Decimal.self { return try decodeDecimal() as! T }
+        if T.self == Data.self {
+            let text = try Unbox.string(view, index, node)
+            guard let data = Data(base64Encoded: text) else { throw Unbox.corrupted("expected Base64 data", node) }
+            return data as! T
+        }
+        if T.self == URL.self {
+            let text = try Unbox.string(view, index, node)
+            guard let url = URL(string: text) else { throw Unbox.corrupted("invalid URL '\(text)'", node) }
+            return url as! T
+        }
+        return try T(from: self)
+    }
+
+    private func decodeDate() throws -> Date {
+        switch session.options.dateDecodingStrategy {
+        case .deferredToDate: return try Date(from: self)
+        case .secondsSince1970: return Date(timeIntervalSince1970: try Unbox.double(view, index, node))
+        case .millisecondsSince1970: return Date(timeIntervalSince1970: try Unbox.double(view, index, node) / 1000)
+        case .iso8601:
+            let text = try Unbox.string(view, index, node)
+            guard let date = session.date(from: text) else { throw Unbox.corrupted("expected an ISO 8601 date, found '\(text)'", node) }
+            return date
+        case .custom(let body): return try body(self)
+        }
+    }
+
+    private func decodeDecimal() throws -> Decimal {
+        let kind = view.entries[index].kind
+        guard kind == .number || kind == .string else { throw Unbox.mismatch("Decimal", view, index, node) }
+        let text = view.string(index)
+        guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+            throw Unbox.corrupted("'\(text)' is not a decimal number", node)
+        }
+        return decimal
+    }
+}
+
+/// The identities of the types ``TapeDecoder`` decodes directly, computed once.
+struct KnownTypes: Sendable {
+    let string = ObjectIdentifier(String.self)
+    let double = ObjectIdentifier(Double.self)
+    let int = ObjectIdentifier(Int.self)
+    let bool = ObjectIdentifier(Bool.self)
+    let strings = ObjectIdentifier([String].self)
+    let doubles = ObjectIdentifier([Double].self)
+    let ints = ObjectIdentifier([Int].self)
+
+    static let shared = KnownTypes()
+}
+
+/// The conversions from a tape value to Swift's primitive types, shared by all containers.
+enum Unbox {
+    /// `expected String, found number` as a `DecodingError.typeMismatch`.
+    static func mismatch(_ expected: String, _ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) -> DecodingError {
+        .typeMismatch(Any.self, DecodingError.Context(
+            codingPath: node().codingPath, debugDescription: "expected \(expected), found \(view.kindName(index))"))
+    }
+
+    static func corrupted(_ message: String, _ node: @autoclosure () -> CodingPathNode) -> DecodingError {
+        .dataCorrupted(DecodingError.Context(codingPath: node().codingPath, debugDescription: message))
+    }
+
+    static func isNull(_ view: TapeView, _ index: Int) -> Bool { view.entries[index].kind == .null }
+
+    static func bool(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Bool {
+        let entry = view.entries[index]
+        guard entry.kind == .bool else { throw mismatch("Bool", view, index, node()) }
+        return entry.a != 0
+    }
+
+    /// Strings decode as themselves; a number decodes as its exact text, so big integers can be
+    /// kept losslessly in a `String`.
+    static func string(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> String {
+        let kind = view.entries[index].kind
+        guard kind == .string || kind == .number else { throw mismatch("String", view, index, node()) }
+        return view.string(index)
+    }
+
+    static func double(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Double {
+        guard view.entries[index].kind == .number else { throw mismatch("Double", view, index, node()) }
+        switch JSONNumberParser.classify(view.text(index)) {
+        case .integer(let integer): return Double(integer)
+        case .double(let double): return double
+        case .unrepresentable: throw corrupted("\(view.string(index)) does not fit in Double", node())
+        }
+    }
+
+    static func float(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Float {
+        let double = try Self.double(view, index, node())
+        guard abs(double) <= Double(Float.greatestFiniteMagnitude) else { throw corrupted("\(double) does not fit in Float", node()) }
+        return Float(double)
+    }
+
+    static func integer<T: FixedWidthInteger>(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode, as type: T.Type) throws -> T {
+        guard view.entries[index].kind == .number else { throw mismatch("\(T.self)", view, index, node()) }
+        switch JSONNumberParser.classify(view.text(index)) {
+        case .integer(let integer):
+            if let exact = T(exactly: integer) { return exact }
+        case .double(let double):
+            if let exact = T(exactly: double) { return exact }
+            if let exact = T(view.string(index)) { return exact }  // e.g. UInt64 above Int64.max
+        case .unrepresentable:
+            break
+        }
+        throw corrupted("\(view.string(index)) does not fit in \(T.self)", node())
+    }
+}
+
+extension TapeDecoder: SingleValueDecodingContainer {
+    func decodeNil() -> Bool { Unbox.isNull(view, index) }
+    func decode(_ type: Bool.Type) throws -> Bool { try Unbox.bool(view, index, node) }
+    func decode(_ type: String.Type) throws -> String { try Unbox.string(view, index, node) }
+    func decode(_ type: Double.Type) throws -> Double { try Unbox.double(view, index, node) }
+    func decode(_ type: Float.Type) throws -> Float { try Unbox.float(view, index, node) }
+    func decode(_ type: Int.Type) throws -> Int { try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try Unbox.integer(view, index, node, as: type) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decodeCurrent(type) }
+}
+
+struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: TapeDecoder
+    /// The object's entry on the tape.
+    let object: Int
+    let node: CodingPathNode
+
+    var codingPath: [any CodingKey] { node.codingPath }
+    private var view: TapeView { decoder.view }
+    private var session: DecodingSession { decoder.session }
+
+    /// The key entries of the members, in order.
+    private var keyIndices: [Int] {
+        var keys: [Int] = []
+        var child = object + 1
+        while child < view.entries[object].a {
+            keys.append(child)
+            child = view.next(child + 1)
+        }
+        return keys
+    }
+
+    var allKeys: [Key] { keyIndices.compactMap { Key(stringValue: codingKeyName(forKeyAt: $0)) } }
+
+    private func codingKeyName(forKeyAt index: Int) -> String {
+        let jsonKey = view.string(index)
+        switch session.options.keyDecodingStrategy {
+        case .useDefaultKeys: return jsonKey
+        case .convertFromSnakeCase: return session.convert(key: jsonKey)
+        case .custom(let body): return body(codingPath + [RecordCodingKey(stringValue: jsonKey)]).stringValue
+        }
+    }
+
+    /// The value entry of the first member whose key maps to `key`.
+    private func member(_ key: Key) -> Int? {
+        let wanted = key.stringValue
+        let end = view.entries[object].a
+        var child = object + 1
+        if case .useDefaultKeys = session.options.keyDecodingStrategy {
+            while child < end {
+                if view.keyEquals(child, wanted) { return child + 1 }
+                child = view.next(child + 1)
+            }
+        } else {
+            while child < end {
+                if codingKeyName(forKeyAt: child) == wanted { return child + 1 }
+                child = view.next(child + 1)
+            }
+        }
+        return nil
+    }
+
+    private func childNode(_ key: Key) -> CodingPathNode { .key(key.stringValue, parent: node) }
+
+    private func require(_ key: Key) throws -> Int {
+        guard let value = member(key) else {
+            throw DecodingError.keyNotFound(key, DecodingError.Context(
+                codingPath: codingPath, debugDescription: "missing key '\(key.stringValue)'"))
+        }
+        return value
+    }
+
+    /// The member for `key`, or nil when it is absent or null (for `decodeIfPresent`).
+    private func present(_ key: Key) -> Int? {
+        guard let value = member(key), !Unbox.isNull(view, value) else { return nil }
+        return value
+    }
+
+    func contains(_ key: Key) -> Bool { member(key) != nil }
+    func decodeNil(forKey key: Key) throws -> Bool { Unbox.isNull(view, try require(key)) }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try Unbox.bool(view, require(key), childNode(key)) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try Unbox.string(view, require(key), childNode(key)) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try Unbox.double(view, require(key), childNode(key)) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try Unbox.float(view, require(key), childNode(key)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try Unbox.integer(view, require(key), childNode(key), as: type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try Unbox.integer(view, require(key), childNode(key), as: type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try Unbox.integer(view, require(key), childNode(key), as: type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try Unbox.integer(view, require(key), childNode(key), as: type) }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try Unbox.bool(view, $0, childNode(key)) } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key).map { try Unbox.string(view, $0, childNode(key)) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key).map { try Unbox.double(view, $0, childNode(key)) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key).map { try Unbox.integer(view, $0, childNode(key), as: type) } }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.decode(type, at: require(key), node: childNode(key))
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let value = present(key) else { return nil }
+        return try decoder.decode(type, at: value, node: childNode(key))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        let value = try require(key)
+        guard view.entries[value].kind == .object else { throw Unbox.mismatch("object", view, value, childNode(key)) }
+        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: value, node: childNode(key)))
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let value = try require(key)
+        guard view.entries[value].kind == .array else { throw Unbox.mismatch("array", view, value, childNode(key)) }
+        return UnkeyedContainer(decoder: decoder, array: value, node: childNode(key))
+    }
+
+    func superDecoder() throws -> any Decoder {
+        guard let value = member(Key(stringValue: "super")!) else {
+            throw DecodingError.keyNotFound(RecordCodingKey.superKey, DecodingError.Context(codingPath: codingPath, debugDescription: "missing key 'super'"))
+        }
+        return TapeDecoder(view: view, index: value, session: session).positioned(at: .key("super", parent: node))
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        TapeDecoder(view: view, index: try require(key), session: session).positioned(at: childNode(key))
+    }
+}
+
+extension TapeDecoder {
+    /// The same decoder placed at `node` (for `superDecoder`).
+    func positioned(at node: CodingPathNode) -> TapeDecoder {
+        self.node = node
+        return self
+    }
+}
+
+struct UnkeyedContainer: UnkeyedDecodingContainer {
+    let decoder: TapeDecoder
+    let node: CodingPathNode
+    private let end: Int
+    private var position: Int
+    private(set) var currentIndex = 0
+    let count: Int?
+
+    init(decoder: TapeDecoder, array: Int, node: CodingPathNode) {
+        self.decoder = decoder
+        self.node = node
+        let entry = decoder.view.entries[array]
+        end = entry.a
+        count = entry.b
+        position = array + 1
+    }
+
+    var codingPath: [any CodingKey] { node.codingPath }
+    var isAtEnd: Bool { position >= end }
+    private var view: TapeView { decoder.view }
+
+    /// The next element's entry and index; moves past it.
+    private mutating func next(_ type: Any.Type) throws -> (Int, Int) {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(type, DecodingError.Context(
+                codingPath: codingPath + [RecordCodingKey(intValue: currentIndex)], debugDescription: "the array has no more elements"))
+        }
+        let element = position
+        position = view.next(position)
+        currentIndex += 1
+        return (element, currentIndex - 1)
+    }
+
+    /// The coding-path node of element `index`, built only when needed.
+    private func elementNode(_ index: Int) -> CodingPathNode { .index(index, parent: node) }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd, Unbox.isNull(view, position) else { return false }
+        position += 1
+        currentIndex += 1
+        return true
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { let (v, i) = try next(type); return try Unbox.bool(view, v, elementNode(i)) }
+    mutating func decode(_ type: String.Type) throws -> String { let (v, i) = try next(type); return try Unbox.string(view, v, elementNode(i)) }
+    mutating func decode(_ type: Double.Type) throws -> Double { let (v, i) = try next(type); return try Unbox.double(view, v, elementNode(i)) }
+    mutating func decode(_ type: Float.Type) throws -> Float { let (v, i) = try next(type); return try Unbox.float(view, v, elementNode(i)) }
+    mutating func decode(_ type: Int.Type) throws -> Int { let (v, i) = try next(type); return try Unbox.integer(view, v, elementNode(i), as: type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { let (v, i) = try next(type); return try Unbox.integer(view, v, elementNode(i), as: type) }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let (value, index) = try next(type)
+        return try decoder.decode(type, at: value, node: elementNode(index))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        let (value, index) = try next(KeyedDecodingContainer<NestedKey>.self)
+        let node = elementNode(index)
+        guard view.entries[value].kind == .object else { throw Unbox.mismatch("object", view, value, node) }
+        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: value, node: node))
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let (value, index) = try next((any UnkeyedDecodingContainer).self)
+        let node = elementNode(index)
+        guard view.entries[value].kind == .array else { throw Unbox.mismatch("array", view, value, node) }
+        return UnkeyedContainer(decoder: decoder, array: value, node: node)
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let (value, index) = try next((any Decoder).self)
+        return TapeDecoder(view: view, index: value, session: decoder.session).positioned(at: elementNode(index))
+    }
+}
