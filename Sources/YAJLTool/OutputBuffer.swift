@@ -1,3 +1,4 @@
+import YAJL
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -28,38 +29,22 @@ final class OutputBuffer {
         if buffer.count >= capacity { flush() }
     }
 
-    /// Writes `bytes` as a JSON string literal: quotes, escapes for `"`, `\` and control characters,
-    /// and other UTF-8 as is. Invalid UTF-8 (possible with --no-utf8-check) becomes U+FFFD.
+    /// Writes `bytes` as a JSON string literal (see `JSONEscaping`). Invalid UTF-8 (possible with
+    /// --no-utf8-check) becomes U+FFFD, so the output is always valid JSON.
     func writeJSONString(_ bytes: UnsafeRawBufferPointer) {
-        buffer.append(UInt8(ascii: "\""))
-        let utf8 = bytes.bindMemory(to: UInt8.self)
-        let valid = String(validating: utf8, as: UTF8.self) != nil || utf8.isEmpty
-        if valid {
-            appendEscaped(utf8)
+        if bytes.isEmpty || String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) != nil {
+            JSONEscaping.appendQuoted(bytes, to: &buffer)
         } else {
-            var repaired = String(decoding: utf8, as: UTF8.self)
-            repaired.withUTF8 { appendEscaped($0) }
+            var repaired = String(decoding: bytes, as: UTF8.self)
+            repaired.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &buffer) }
         }
-        buffer.append(UInt8(ascii: "\""))
         if buffer.count >= capacity { flush() }
     }
 
-    private func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): buffer.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: buffer.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: buffer.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: buffer.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0x08: buffer.append(contentsOf: [0x5C, UInt8(ascii: "b")])
-            case 0x0C: buffer.append(contentsOf: [0x5C, UInt8(ascii: "f")])
-            case 0..<0x20:
-                buffer.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: buffer.append(byte)
-            }
-        }
+    /// Writes raw bytes.
+    func write(bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= capacity { flush() }
     }
 
     func flush() {

@@ -28,9 +28,9 @@ let extractCommand = Command(
     var options = JSONRecordOptions(parser: settings.parser)
     options.limit = settings.values["--limit"].flatMap { Int($0) }
     let (name, source) = inputSource(input)
-    let reader: JSONRecordReader<JSONValue>
+    let reader: JSONRecordReader<JSONFragment>
     do {
-        reader = try JSONRecordReader(JSONValue.self, at: paths, from: source, options: options)
+        reader = try JSONRecordReader(JSONFragment.self, at: paths, from: source, options: options)
     } catch let error as JSONPathSyntaxError {
         throw UsageError(description: error.description)
     }
@@ -41,7 +41,7 @@ let extractCommand = Command(
     var written = 0
     do {
         while let value = try reader.next() {
-            out.write(value.description)
+            out.write(bytes: value.bytes)
             out.write("\n")
             written += 1
             if written & 1023 == 0 { progress?.update(bytes: reader.report.bytesRead, records: written) }

@@ -141,6 +141,11 @@ final class TapeDecoder: Decoder {
     func decodeCurrent<T: Decodable>(_ type: T.Type) throws -> T {
         if let value = try decodePrimitive(type, at: index, node: node) { return value }
         if T.self == JSONValue.self { return view.value(index) as! T }
+        if T.self == JSONFragment.self {
+            var bytes: [UInt8] = []
+            view.appendMinified(index, to: &bytes)
+            return JSONFragment(bytes: bytes) as! T
+        }
         if T.self == Date.self { return try decodeDate() as! T }
         if T.self == Decimal.self { return try decodeDecimal() as! T }
         if T.self == Data.self {

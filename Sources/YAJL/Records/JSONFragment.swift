@@ -1,0 +1,84 @@
+/// A selected value as minified JSON text: numbers exactly as written, strings re-escaped, keys in
+/// document order. The fastest way to pass records through (to NDJSON, a queue, another tool):
+/// with ``JSONRecordReader`` it is written straight from the recorded events, with no tree.
+///
+/// ```swift
+/// let lines = try JSONRecordReader(JSONFragment.self, at: "$.results[*]", from: .file(path))
+/// while let line = try lines.next() { output.write(line.bytes + [0x0A]) }
+/// ```
+public struct JSONFragment: Sendable, Hashable, Decodable, CustomStringConvertible {
+    /// The minified JSON, UTF-8.
+    public let bytes: [UInt8]
+
+    /// Wraps minified JSON bytes.
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The JSON text.
+    public var description: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Decodes through any decoder (slower than ``JSONRecordReader``'s direct path: via ``JSONValue``).
+    public init(from decoder: any Decoder) throws {
+        self.bytes = Array(try JSONValue(from: decoder).description.utf8)
+    }
+}
+
+/// JSON string escaping over raw UTF-8, shared by the writers of this package.
+public enum JSONEscaping {
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    /// Appends `utf8` as a JSON string literal: in quotes, with `"`, `\` and control characters
+    /// escaped and everything else (including non-ASCII UTF-8) as is.
+    public static func appendQuoted(_ utf8: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            output.append(contentsOf: utf8[runStart..<index])
+            runStart = index + 1
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x08: output.append(contentsOf: [0x5C, UInt8(ascii: "b")])
+            case 0x0C: output.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+            default: output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            }
+        }
+        output.append(contentsOf: utf8[runStart...])
+        output.append(UInt8(ascii: "\""))
+    }
+}
+
+extension TapeView {
+    /// Appends the value at `index` as minified JSON.
+    func appendMinified(_ index: Int, to output: inout [UInt8]) {
+        let entry = entries[index]
+        switch entry.kind {
+        case .null: output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        case .bool: output.append(contentsOf: entry.a != 0 ? Array("true".utf8) : Array("false".utf8))
+        case .number: output.append(contentsOf: text(index))
+        case .string, .key: JSONEscaping.appendQuoted(text(index), to: &output)
+        case .array:
+            output.append(UInt8(ascii: "["))
+            var child = index + 1
+            while child < entry.a {
+                if child > index + 1 { output.append(UInt8(ascii: ",")) }
+                appendMinified(child, to: &output)
+                child = next(child)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object:
+            output.append(UInt8(ascii: "{"))
+            var child = index + 1
+            while child < entry.a {
+                if child > index + 1 { output.append(UInt8(ascii: ",")) }
+                JSONEscaping.appendQuoted(text(child), to: &output)
+                output.append(UInt8(ascii: ":"))
+                appendMinified(child + 1, to: &output)
+                child = next(child + 1)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+}

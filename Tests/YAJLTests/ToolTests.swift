@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import YAJLFixtures
+
+/// The `yajl` tool, run as a user would: the binary built beside the tests, fed on stdin or a file.
+@Suite("yajl tool", .serialized)
+struct ToolTests {
+    struct ToolMissing: Error {}
+
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// The `yajl` executable next to the test bundle (built by `swift build --build-tests`).
+    static let executable: URL? = {
+        let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidate = directory.appendingPathComponent("yajl")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        print("⚠️  SKIPPING yajl tool tests: no yajl executable in \(directory.path) (run `swift build --build-tests`)")
+        return nil
+    }()
+
+    static func run(_ arguments: [String], stdin: String = "") throws -> Run {
+        guard let executable else { throw ToolMissing() }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func validateExitCodes() throws {
+        let valid = try Self.run(["validate"], stdin: #"{"a": [1, 2]}"#)
+        #expect(valid.status == 0)
+        #expect(valid.stdout.isEmpty && valid.stderr.isEmpty)
+        let invalid = try Self.run(["validate", "-"], stdin: "{\"a\":\n [1, 2")
+        #expect(invalid.status == 1)
+        #expect(invalid.stderr.hasPrefix("yajl: error: premature EOF at line 2, column 7 (byte 12) in $.a[1]"))
+        #expect(try Self.run(["validate", "/nonexistent.json"]).status == 2)
+        #expect(try Self.run(["validate", "--bogus"]).status == 2)
+        #expect(try Self.run(["frobnicate"]).status == 2)
+        let deep = try Self.run(["validate", "--max-depth", "3"], stdin: "[[[[1]]]]")
+        #expect(deep.status == 1)
+        #expect(deep.stderr.contains("(raise --max-depth)"))
+    }
+
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func eventsFormat() throws {
+        let run = try Self.run(["events"], stdin: #"{"k": [null, true, 123, 1.5, 1e400, "s\n", 1E2, -0]}"#)
+        #expect(run.status == 0)
+        #expect(run.stdout.split(separator: "\n") == [
+            #"["start_map"]"#, #"["map_key","k"]"#, #"["start_array"]"#, #"["null"]"#, #"["boolean",true]"#,
+            #"["integer",123]"#, #"["double",1.5]"#, #"["number","1e400"]"#, #"["string","s\n"]"#, #"["double",100.0]"#,
+            #"["integer",0]"#, #"["end_array"]"#, #"["end_map"]"#,
+        ])
+        let partial = try Self.run(["events", "--chunk-size", "1"], stdin: #"[1, 2, x]"#)
+        #expect(partial.status == 1)
+        #expect(partial.stdout == "[\"start_array\"]\n[\"integer\",1]\n[\"integer\",2]\n")
+        #expect(partial.stderr.contains("invalid"))
+    }
+
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func statsCountsAndNothingOnError() throws {
+        let run = try Self.run(["stats"], stdin: #"{"a": [1, 2.5, "x", true, null, 1e400, {"b": []}]}"#)
+        #expect(run.stdout == #"{"bytes":50,"maps":2,"arrays":2,"keys":2,"strings":1,"integers":1,"doubles":1,"numbers":1,"booleans":1,"nulls":1,"max_depth":4}"# + "\n")
+        let bad = try Self.run(["stats"], stdin: #"{"a": [1, 2"#)
+        #expect(bad.status == 1)
+        #expect(bad.stdout.isEmpty)
+    }
+
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func statsMatchTheGeneratorOnAGeneratedFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("yajl-tool-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let counts = try DocumentGenerator.write(.records, targetBytes: 4 << 20, to: file)
+        let run = try Self.run(["stats", file, "--chunk-size", "7K"])
+        #expect(run.stdout.contains("\"bytes\":\(counts.bytes),\"maps\":\(counts.maps),\"arrays\":\(counts.arrays),\"keys\":\(counts.keys)"))
+        #expect(run.stdout.contains("\"max_depth\":\(counts.maxDepth)"))
+    }
+
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func extractWritesNDJSON() throws {
+        let document = #"{"meta": {"n": 3}, "results": [{"id": 1, "n": 1E+2}, {"id": 2, "s": "a\"b"}, {"id": 3}]}"#
+        let run = try Self.run(["extract", "$.results[*]", "--quiet"], stdin: document)
+        #expect(run.status == 0)
+        #expect(run.stdout == "{\"id\":1,\"n\":1E+2}\n{\"id\":2,\"s\":\"a\\\"b\"}\n{\"id\":3}\n")
+        let limited = try Self.run(["extract", "$.results[*].id", "-", "--limit", "2"], stdin: document)
+        #expect(limited.stdout == "1\n2\n")
+        let several = try Self.run(["extract", "$.meta.n", "$.results[*].id"], stdin: document)
+        #expect(several.stdout == "3\n1\n2\n3\n")
+        let ndjson = try Self.run(["extract", "$.id", "--allow-multiple-values"], stdin: "{\"id\": 1}\n{\"id\": 2}\n")
+        #expect(ndjson.stdout == "1\n2\n")
+    }
+
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func extractReportsWhatWasWrittenBeforeAnError() throws {
+        let run = try Self.run(["extract", "$.r[*]"], stdin: #"{"r": [1, 2, oops]}"#)
+        #expect(run.status == 1)
+        #expect(run.stdout == "1\n2\n")
+        #expect(run.stderr.contains("yajl: 2 values written before the error"))
+        let badPath = try Self.run(["extract", "$.r["], stdin: "{}")
+        #expect(badPath.status == 2)
+        #expect(badPath.stderr.contains("invalid JSONPath at character"))
+    }
+
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func helpForTheToolAndEachCommand() throws {
+        let help = try Self.run(["--help"])
+        #expect(help.status == 0)
+        for command in ["validate", "events", "stats", "extract"] {
+            #expect(help.stdout.contains(command))
+            let commandHelp = try Self.run([command, "--help"])
+            #expect(commandHelp.status == 0)
+            #expect(commandHelp.stdout.hasPrefix("usage: yajl \(command)"))
+        }
+    }
+}
