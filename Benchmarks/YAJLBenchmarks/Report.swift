@@ -26,6 +26,32 @@ enum Report {
         return lines.joined(separator: "\n")
     }
 
+    /// The targets of the issues, computed from the results.
+    static func targets(_ results: [Measurement]) -> String {
+        func find(_ document: String, _ name: String) -> Measurement? {
+            results.first { $0.document.name == document && $0.caseName == name && $0.skipped == nil }
+        }
+        var lines: [String] = []
+        let paths = results.filter { $0.caseName == "events-paths" }.compactMap { m in ratio(m, in: results).map { (m.document.name, $0) } }
+        if let worst = paths.min(by: { $0.1 < $1.1 }) {
+            lines.append(String(format: "- Typed events with paths vs C counting: %.2f× at worst (%@), %.2f× at best — target ≥ 0.8×.",
+                worst.1, worst.0, paths.map(\.1).max() ?? 0))
+        }
+        for document in uniqued(results.map(\.document.name)) {
+            guard let records = find(document, "records-decodable"), let decoder = find(document, "foundation-decoder"),
+                  let r = records.medianMBps, let d = decoder.medianMBps, let rp = records.peakBytes, let dp = decoder.peakBytes
+            else { continue }
+            lines.append(String(format: "- %@: Decodable records %.1f MB/s vs JSONDecoder %.1f MB/s = %.1f× (target ≥ 5×); peak %.1f vs %.1f MiB = 1/%.0f (target < 1/20).",
+                document, r, d, r / d, Double(rp) / 1048576, Double(dp) / 1048576, Double(dp) / Double(rp)))
+        }
+        let scaling = results.filter { $0.document.kind == "records" && $0.caseName == "events-paths" && $0.peakBytes != nil }
+        if scaling.count > 1, let low = scaling.min(by: { $0.document.bytes < $1.document.bytes }), let high = scaling.max(by: { $0.document.bytes < $1.document.bytes }) {
+            lines.append(String(format: "- Peak memory of events-paths from %@ to %@: %.1f → %.1f MiB (target: within 8 MiB).",
+                low.document.name, high.document.name, Double(low.peakBytes!) / 1048576, Double(high.peakBytes!) / 1048576))
+        }
+        return lines.joined(separator: "\n")
+    }
+
     static func json(_ results: [Measurement]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -154,11 +180,27 @@ enum Report {
 
             The C baseline streams the file through libyajl from C in 64 KiB reads: `c-verify` without
             callbacks, `c-noop` with no-op callbacks (the realistic ceiling), `c-counting` counting events with
-            YAJL's own integer/double conversion. Ratios are to `c-counting`.
+            YAJL's own integer/double conversion. Ratios are to `c-counting`. The C cases run inside the same
+            Swift benchmark executable, so their peak RSS includes the Swift runtime too.
+
+            Cases: `events-borrowed` (a `JSONEventHandler`, no paths), `events-paths` (paths tracked, numbers
+            classified: what `yajl stats` does), `events-owned` (the owned `JSONEvent` enum), `records-select`
+            (selection of `$.results[*]` only), `records-values` (into owned `JSONValue`s),
+            `records-decodable` (into a `Decodable` struct), `foundation-serialization`
+            (`JSONSerialization.jsonObject`), `foundation-decoder` (`JSONDecoder`, `[Record]` for the records
+            documents).
+
+            ## Targets
+
+            \(targets(results))
+
+            ## Charts
 
             ![Throughput relative to C](perf-throughput.svg)
 
             ![Peak memory against document size](perf-memory.svg)
+
+            ## All results
 
             \(table(results))
             """

@@ -4,7 +4,10 @@ import YAJL
 /// `yajl`: streaming JSON tools for data-import work, over libyajl.
 @main
 struct YAJLTool {
-    static let commands: [Command] = [validateCommand, eventsCommand, statsCommand, extractCommand, generateCommand]
+    static let commands: [Command] = [
+        validateCommand, eventsCommand, statsCommand, extractCommand, reformatCommand, toNDJSONCommand, fromNDJSONCommand,
+        generateCommand,
+    ]
 
     static let help = """
         usage: yajl COMMAND [FILE|-] [options]
@@ -53,6 +56,12 @@ struct YAJLTool {
         } catch let error as UsageError {
             standardError.write("yajl: \(error.description)\n")
             return ExitStatus.usage
+        } catch let error as JSONWriterError {
+            standardError.write("yajl: \(error.description)\n")
+            return ExitStatus.invalidInput
+        } catch let error as JSONRecordDecodingError {
+            standardError.write("yajl: error: \(error.description)\n")
+            return ExitStatus.invalidInput
         } catch let error as JSONSourceError {
             standardError.write("yajl: \(error.description)\n")
             return ExitStatus.usage

@@ -14,6 +14,24 @@ final class CityCounter: JSONEventHandler {
 
 @Suite("Documentation examples")
 struct DocumentationExampleTests {
+    @Test func readmeRecordsOneLiner() async throws {
+        struct User: Decodable { let id: Int; let name: String }
+        let file = TemporaryFile("users.json")
+        defer { file.remove() }
+        try #"{"count": 2, "results": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}]}"#
+            .write(toFile: file.path, atomically: true, encoding: .utf8)
+        var seen: [String] = []
+        for try await user in JSONRecords(User.self, at: "$.results[*]", from: .file(file.path)) {
+            seen.append("\(user.id) \(user.name)")
+        }
+        #expect(seen == ["1 Ann", "2 Bob"])
+
+        let users = try JSONRecordReader(User.self, at: "$.results[*]", from: .file(file.path))
+        var names: [String] = []
+        while let user = try users.next() { names.append(user.name) }
+        #expect(names == ["Ann", "Bob"])
+    }
+
     @Test func readmeExample() throws {
         let file = TemporaryFile("export.json")
         defer { file.remove() }

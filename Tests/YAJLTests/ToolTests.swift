@@ -116,10 +116,28 @@ struct ToolTests {
     }
 
     @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func reformatAndNDJSONConversion() throws {
+        let minified = try Self.run(["reformat", "--minify"], stdin: "{ \"a\" : [ 1 , 1E+2 , \"x/y\" ] }")
+        #expect(minified.stdout == "{\"a\":[1,1E+2,\"x/y\"]}\n")
+        let pretty = try Self.run(["reformat", "--indent", "2"], stdin: #"{"a":[1]}"#)
+        #expect(pretty.stdout == "{\n  \"a\": [\n    1\n  ]\n}\n")
+        let tabs = try Self.run(["reformat", "--indent-string", "\t", "--escape-solidus"], stdin: #"["a/b"]"#)
+        #expect(tabs.stdout == "[\n\t\"a\\/b\"\n]\n")
+        let broken = try Self.run(["reformat", "--minify"], stdin: #"{"a":[1,2"#)
+        #expect(broken.status == 1)
+        #expect(broken.stdout == #"{"a":[1,2"#)  // a well-formed prefix of the output
+        let lines = "{\"a\":1,\"s\":\"x\\u0001\\\"é\"}\n[1,2.50,-0,1E+2]\n\"str\"\n{\"n\":null}\n"
+        let array = try Self.run(["from-ndjson"], stdin: lines)
+        #expect(array.stdout == "[" + lines.split(separator: "\n").joined(separator: ",") + "]\n")
+        let back = try Self.run(["to-ndjson", "$[*]"], stdin: array.stdout)
+        #expect(back.stdout == lines)
+    }
+
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
     func helpForTheToolAndEachCommand() throws {
         let help = try Self.run(["--help"])
         #expect(help.status == 0)
-        for command in ["validate", "events", "stats", "extract"] {
+        for command in ["validate", "events", "stats", "extract", "reformat", "to-ndjson", "from-ndjson"] {
             #expect(help.stdout.contains(command))
             let commandHelp = try Self.run([command, "--help"])
             #expect(commandHelp.status == 0)

@@ -24,7 +24,7 @@ public struct JSONFragment: Sendable, Hashable, Decodable, CustomStringConvertib
 
 /// JSON string escaping over raw UTF-8, shared by the writers of this package.
 public enum JSONEscaping {
-    private static let hex = Array("0123456789abcdef".utf8)
+    private static let hex = Array("0123456789ABCDEF".utf8)  // uppercase, as yajl_gen writes them
 
     /// Appends `utf8` as a JSON string literal: in quotes, with `"`, `\` and control characters
     /// escaped and everything else (including non-ASCII UTF-8) as is.

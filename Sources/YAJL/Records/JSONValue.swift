@@ -168,3 +168,35 @@ extension JSONValue: Decodable {
         }
     }
 }
+
+extension JSONValue: Encodable {
+    /// Encodes the value. swift-yajl's writers write numbers from their original text; other
+    /// encoders (e.g. `JSONEncoder`) get integers as `Int64`, other numbers as `Double` (or, when
+    /// neither fits, as their text in a string).
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        case .bool(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .number(let number):
+            var container = encoder.singleValueContainer()
+            switch number.value {
+            case .integer(let value): try container.encode(value)
+            case .double(let value): try container.encode(value)
+            case .unrepresentable: try container.encode(number.text)
+            }
+        case .string(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .array(let elements):
+            var container = encoder.unkeyedContainer()
+            for element in elements { try container.encode(element) }
+        case .object(let object):
+            var container = encoder.container(keyedBy: RecordCodingKey.self)
+            for member in object.members { try container.encode(member.value, forKey: RecordCodingKey(stringValue: member.key)) }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// Writes `Encodable` records as one JSON array or as NDJSON, streaming: each record is encoded
+/// straight into a ``JSONWriter`` (no `JSONEncoder`, no `Data` per record, no document buffer).
+///
+/// ```swift
+/// let output = JSONRecordWriter<User>(to: .standardOutput, layout: .ndjson)
+/// for user in users { try output.write(user) }
+/// try output.finish()
+/// ```
+public final class JSONRecordWriter<Record: Encodable> {
+    /// How records are laid out.
+    public enum Layout: Sendable {
+        /// `[record,record,…]`, one JSON document.
+        case array
+        /// One record per line, each line ending with `\n`.
+        case ndjson
+    }
+
+    private let writer: JSONWriter
+    private let encoder: StreamingEncoder
+    private let layout: Layout
+    private var started = false
+    private var sink: any JSONOutputSink
+
+    /// The number of records written.
+    public private(set) var count = 0
+
+    /// A writer of records to `sink`. `writerOptions` can beautify the `.array` layout.
+    public init(
+        to sink: some JSONOutputSink, layout: Layout = .array, writerOptions: JSONWriter.Options = JSONWriter.Options(),
+        encoding: JSONRecordEncodingOptions = JSONRecordEncodingOptions()
+    ) {
+        self.layout = layout
+        self.sink = sink
+        var options = writerOptions
+        if layout == .ndjson { options.beautify = false }
+        writer = JSONWriter(to: sink, options: options)
+        if layout == .ndjson { writer.allowMultipleValues(separator: "\n") }
+        encoder = StreamingEncoder(writer: writer, options: encoding)
+    }
+
+    /// Encodes and writes one record.
+    public func write(_ record: Record) throws {
+        if layout == .array && !started { try writer.startArray() }
+        started = true
+        try encoder.encodeValue(record, at: .index(count, parent: .root))
+        count += 1
+    }
+
+    /// Writes every record of a sequence.
+    public func write(contentsOf records: some Sequence<Record>) throws {
+        for record in records { try write(record) }
+    }
+
+    /// Writes every record of an asynchronous sequence (checking task cancellation between records).
+    public func write<S: AsyncSequence>(contentsOf records: S) async throws where S.Element == Record {
+        for try await record in records {
+            try Task.checkCancellation()
+            try write(record)
+        }
+    }
+
+    /// Closes the array (or ends the last NDJSON line) and flushes everything to the sink.
+    public func finish() throws {
+        if layout == .array {
+            if !started { try writer.startArray() }
+            try writer.endArray()
+        }
+        try writer.finish()
+        if layout == .ndjson && count > 0 {
+            try [UInt8(ascii: "\n")].withUnsafeBytes { try sink.write($0) }
+        }
+    }
+}
+
+@available(*, unavailable, message: "a JSONRecordWriter is used from one thread at a time")
+extension JSONRecordWriter: Sendable {}

@@ -1,0 +1,69 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a ``JSONWriter``'s bytes go: a file handle (standard output), a file, memory, a closure.
+///
+/// The writer hands over its buffer each time it fills (64 KiB by default), so writing a document of
+/// any size takes constant memory (except with ``MemoryOutputSink``, which keeps everything).
+public protocol JSONOutputSink {
+    /// Takes the next bytes of output.
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws
+}
+
+/// Writes to an open `FileHandle` (standard output, a pipe, a file). The handle stays open.
+public struct FileHandleOutputSink: JSONOutputSink {
+    public let handle: FileHandle
+    public init(_ handle: FileHandle) { self.handle = handle }
+
+    public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(handle.fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw JSONSourceError(source: "fd \(handle.fileDescriptor)", message: String(cString: strerror(errno)), errno: errno)
+            }
+            offset += n
+        }
+    }
+}
+
+/// Keeps the output in memory; read it from ``data``.
+public final class MemoryOutputSink: JSONOutputSink {
+    /// Everything written so far.
+    public private(set) var data = Data()
+    public init() {}
+    public func write(_ bytes: UnsafeRawBufferPointer) throws { data.append(contentsOf: bytes) }
+    /// The output as a `String`.
+    public var string: String { String(decoding: data, as: UTF8.self) }
+}
+
+/// Hands each buffer of output to a closure.
+public struct ClosureOutputSink: JSONOutputSink {
+    let body: (UnsafeRawBufferPointer) throws -> Void
+    public init(_ body: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.body = body }
+    public mutating func write(_ bytes: UnsafeRawBufferPointer) throws { try body(bytes) }
+}
+
+extension JSONOutputSink where Self == FileHandleOutputSink {
+    /// Standard output.
+    public static var standardOutput: FileHandleOutputSink { FileHandleOutputSink(.standardOutput) }
+    /// An open file handle (not closed by the writer).
+    public static func fileHandle(_ handle: FileHandle) -> FileHandleOutputSink { FileHandleOutputSink(handle) }
+    /// A file, created or truncated.
+    public static func file(_ path: String) throws -> FileHandleOutputSink {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw JSONSourceError(source: path, message: "cannot create the file")
+        }
+        return FileHandleOutputSink(handle)
+    }
+}
+
+extension JSONOutputSink where Self == ClosureOutputSink {
+    /// A closure that receives each buffer of output.
+    public static func closure(_ body: @escaping (UnsafeRawBufferPointer) throws -> Void) -> ClosureOutputSink {
+        ClosureOutputSink(body)
+    }
+}

@@ -1,0 +1,255 @@
+/// A streaming JSON writer over YAJL's generator (`yajl_gen`).
+///
+/// Output goes through a bounded buffer (64 KiB) to a ``JSONOutputSink`` as it fills, so a document
+/// of any size is written in constant memory. Calls are checked against the writer's state, and a
+/// misuse throws a ``JSONWriterError`` that names it (`a key where a value is expected`).
+///
+/// ```swift
+/// let writer = JSONWriter(to: .standardOutput, options: .init(beautify: true))
+/// try writer.startObject()
+/// try writer.key("name"); try writer.string("Zürich")
+/// try writer.key("n"); try writer.number(JSONNumber("1E+2")!)   // written exactly as "1E+2"
+/// try writer.endObject()
+/// try writer.finish()
+/// ```
+///
+/// Limits: YAJL's generator nests at most 127 levels (its compiled-in `YAJL_MAX_DEPTH` is 128);
+/// deeper input throws ``JSONWriterError/Kind/depthLimitExceeded``. Doubles are written in their
+/// shortest round-trip form; non-finite doubles throw. Numbers that came from the parser
+/// (``JSONNumber``, ``JSONNumberView``) are written from their original text, so nothing is rounded.
+public final class JSONWriter {
+    /// How the output looks.
+    public struct Options: Sendable, Hashable {
+        /// Indent and put each member and element on its own line. Default `false` (minified).
+        public var beautify = false
+        /// The indent for one level when beautifying. Default four spaces.
+        public var indent = "    "
+        /// Reject strings that are not valid UTF-8 (`yajl_gen_validate_utf8`). Default `false`.
+        public var validatesUTF8 = false
+        /// Write `/` as `\/` (`yajl_gen_escape_solidus`). Default `false`.
+        public var escapesSolidus = false
+        /// Bytes buffered before they go to the sink. Default 64 KiB.
+        public var bufferSize = 64 << 10
+
+        public init(beautify: Bool = false, indent: String = "    ", validatesUTF8: Bool = false, escapesSolidus: Bool = false) {
+            self.beautify = beautify
+            self.indent = indent
+            self.validatesUTF8 = validatesUTF8
+            self.escapesSolidus = escapesSolidus
+        }
+    }
+
+    /// The most containers YAJL's generator can have open: 127, one less than its compiled-in
+    /// `YAJL_MAX_DEPTH` of 128 (it fails when the depth reaches that constant).
+    public static let maxDepth = 127
+
+    private enum Container { case object(expectingKey: Bool), array }
+
+    public let options: Options
+    private let generator: YAJLGeneratorBridge
+    private var stack: [Container] = []
+    private var complete = false
+    private var separator: String?
+
+    /// A writer to `sink`.
+    public init(to sink: some JSONOutputSink, options: Options = Options()) {
+        self.options = options
+        generator = YAJLGeneratorBridge(options: options, output: GeneratorOutput(sink: sink, capacity: max(1, options.bufferSize)))
+    }
+
+    /// The nesting depth: how many objects and arrays are open.
+    public var depth: Int { stack.count }
+
+    /// Allows several top-level values, printing `separator` between them (`"\n"` for NDJSON).
+    public func allowMultipleValues(separator: String = "\n") { self.separator = separator }
+
+    // MARK: Values
+
+    public func startObject() throws {
+        try beforeValue("an object")
+        guard stack.count < Self.maxDepth else {
+            throw JSONWriterError(kind: .depthLimitExceeded, message: "nesting deeper than \(Self.maxDepth) levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)")
+        }
+        try check(generator.openObject())
+        stack.append(.object(expectingKey: true))
+    }
+
+    public func endObject() throws {
+        guard case .object(let expectingKey)? = stack.last else {
+            throw stateError(stack.isEmpty ? "closing an object that is not open" : "closing an object inside an array")
+        }
+        guard expectingKey else { throw stateError("closing an object where a value is expected (after a key)") }
+        try check(generator.closeObject())
+        stack.removeLast()
+        afterValue()
+    }
+
+    public func startArray() throws {
+        try beforeValue("an array")
+        guard stack.count < Self.maxDepth else {
+            throw JSONWriterError(kind: .depthLimitExceeded, message: "nesting deeper than \(Self.maxDepth) levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)")
+        }
+        try check(generator.openArray())
+        stack.append(.array)
+    }
+
+    public func endArray() throws {
+        guard case .array? = stack.last else {
+            throw stateError(stack.isEmpty ? "closing an array that is not open" : "closing an array inside an object")
+        }
+        try check(generator.closeArray())
+        stack.removeLast()
+        afterValue()
+    }
+
+    /// An object key.
+    public func key(_ key: String) throws {
+        var key = key
+        try key.withUTF8 { try self.key(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// An object key from UTF-8 bytes (e.g. a parser's ``JSONStringView/bytes``).
+    public func key(utf8: UnsafeRawBufferPointer) throws {
+        guard case .object(expectingKey: true)? = stack.last else {
+            throw stateError(stack.isEmpty || isArray ? "a key outside an object" : "a key where a value is expected")
+        }
+        try check(generator.string(utf8))
+        stack[stack.count - 1] = .object(expectingKey: false)
+    }
+
+    public func string(_ value: String) throws {
+        var value = value
+        try value.withUTF8 { try string(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A string from UTF-8 bytes; YAJL escapes `"`, `\` and control characters.
+    public func string(utf8: UnsafeRawBufferPointer) throws {
+        try beforeValue("a string")
+        try check(generator.string(utf8))
+        afterValue()
+    }
+
+    /// A number written exactly as its original text.
+    public func number(_ value: JSONNumber) throws {
+        var text = value.text
+        try text.withUTF8 { try number(text: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A number from its JSON text (e.g. a parser's ``JSONNumberView/bytes``), written verbatim.
+    public func number(text: UnsafeRawBufferPointer) throws {
+        try beforeValue("a number")
+        try check(generator.number(text))
+        afterValue()
+    }
+
+    public func integer(_ value: Int64) throws {
+        try beforeValue("a number")
+        try check(generator.integer(value))
+        afterValue()
+    }
+
+    /// A double in its shortest round-trip form (`0.1`, `1e-07`, `100.0`). Throws for inf and NaN.
+    public func double(_ value: Double) throws {
+        guard value.isFinite else {
+            throw JSONWriterError(kind: .invalidNumber, message: "a non-finite double (\(value)) has no JSON form")
+        }
+        var text = value.description
+        try text.withUTF8 { try number(text: UnsafeRawBufferPointer($0)) }
+    }
+
+    public func bool(_ value: Bool) throws {
+        try beforeValue("a boolean")
+        try check(generator.bool(value))
+        afterValue()
+    }
+
+    public func null() throws {
+        try beforeValue("null")
+        try check(generator.null())
+        afterValue()
+    }
+
+    // MARK: Output
+
+    /// Hands the buffered output to the sink.
+    public func flush() throws {
+        generator.output.drain()
+        try checkSink()
+    }
+
+    /// Checks that every container is closed, then flushes.
+    public func finish() throws {
+        guard stack.isEmpty else { throw stateError("finishing with \(stack.count) container\(stack.count == 1 ? "" : "s") still open") }
+        try flush()
+    }
+
+    // MARK: State
+
+    private var isArray: Bool { if case .array? = stack.last { return true } else { return false } }
+
+    private func beforeValue(_ what: String) throws {
+        if case .object(expectingKey: true)? = stack.last {
+            throw stateError("\(what) where a key is expected")
+        }
+        if stack.isEmpty && complete {
+            guard let separator else {
+                throw stateError("\(what) after the complete top-level value (call allowMultipleValues() for NDJSON)")
+            }
+            generator.reset(separator: separator)
+            complete = false
+        }
+    }
+
+    private func afterValue() {
+        if case .object(expectingKey: false)? = stack.last {
+            stack[stack.count - 1] = .object(expectingKey: true)
+        }
+        if stack.isEmpty { complete = true }
+    }
+
+    private func stateError(_ message: String) -> JSONWriterError {
+        JSONWriterError(kind: .invalidState, message: message)
+    }
+
+    private func check(_ status: YAJLGeneratorBridge.Status) throws {
+        try checkSink()
+        switch status {
+        case .ok: return
+        case .maxDepthExceeded:
+            throw JSONWriterError(kind: .depthLimitExceeded, message: "nesting deeper than \(Self.maxDepth) levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)")
+        case .invalidNumber: throw JSONWriterError(kind: .invalidNumber, message: "not a JSON number")
+        case .invalidString: throw JSONWriterError(kind: .invalidString, message: "a string that is not valid UTF-8")
+        case .keysMustBeStrings: throw stateError("a value where a key is expected")
+        case .generationComplete: throw stateError("a value after the complete top-level value")
+        case .inErrorState, .other: throw stateError("the generator is in an error state after an earlier error")
+        }
+    }
+
+    private func checkSink() throws {
+        if let error = generator.output.pendingError {
+            throw JSONWriterError(kind: .outputFailed, message: "the output failed: \(error)")
+        }
+    }
+}
+
+@available(*, unavailable, message: "a JSONWriter is used from one thread at a time")
+extension JSONWriter: Sendable {}
+
+/// Re-emits parse events to a ``JSONWriter``: parse then write. Strings and keys are passed as
+/// bytes and numbers as their original text, so a minified document comes out byte for byte as
+/// YAJL's own `json_reformat -m` writes it.
+public final class JSONWritingHandler: JSONEventHandler {
+    public let writer: JSONWriter
+
+    public init(writer: JSONWriter) { self.writer = writer }
+
+    public func startObject(context: JSONEventContext) throws { try writer.startObject() }
+    public func endObject(context: JSONEventContext) throws { try writer.endObject() }
+    public func startArray(context: JSONEventContext) throws { try writer.startArray() }
+    public func endArray(context: JSONEventContext) throws { try writer.endArray() }
+    public func key(_ key: JSONStringView, context: JSONEventContext) throws { try writer.key(utf8: key.bytes) }
+    public func string(_ value: JSONStringView, context: JSONEventContext) throws { try writer.string(utf8: value.bytes) }
+    public func number(_ value: JSONNumberView, context: JSONEventContext) throws { try writer.number(text: value.bytes) }
+    public func bool(_ value: Bool, context: JSONEventContext) throws { try writer.bool(value) }
+    public func null(context: JSONEventContext) throws { try writer.null() }
+}

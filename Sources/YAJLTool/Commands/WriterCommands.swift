@@ -1,0 +1,72 @@
+import Foundation
+import YAJL
+
+let reformatCommand = Command(
+    name: "reformat", summary: "Re-indent or minify a document, streaming.",
+    usage: "[FILE|-] [--minify] [--indent N | --indent-string S] [--escape-solidus] [options]",
+    details: """
+    The default is pretty output indented 4 spaces. --minify writes the same bytes as YAJL's own
+    `json_reformat -m`, plus a final newline. Numbers are written exactly as in the input. On invalid
+    input the error goes to stderr (exit 1); the output already written is the reformatted document
+    up to the error, so it is a well-formed prefix, but not a complete document.
+    """,
+    options: parserOptionSpecs + [
+        .flag("--minify", "no white space") { $0.values["--minify"] = "1" },
+        .size("--indent", "indent with N spaces (default 4)") { $0.values["--indent-string"] = String(repeating: " ", count: $1) },
+        .value("--indent-string", "S", "indent with the string S (e.g. a tab)"),
+        .flag("--escape-solidus", "write / as \\/") { $0.values["--escape-solidus"] = "1" },
+    ],
+    maxInputs: 1
+) { settings in
+    var options = JSONWriter.Options()
+    options.beautify = settings.values["--minify"] == nil
+    options.indent = settings.values["--indent-string"] ?? "    "
+    options.escapesSolidus = settings.values["--escape-solidus"] != nil
+    let writer = JSONWriter(to: .standardOutput, options: options)
+    if settings.parser.allowMultipleValues { writer.allowMultipleValues(separator: options.beautify ? "" : "\n") }
+    do {
+        try parseInput(settings, handler: JSONWritingHandler(writer: writer))
+        try writer.finish()
+    } catch {
+        try? writer.flush()
+        throw error
+    }
+    if !options.beautify { FileHandle.standardOutput.write(Data("\n".utf8)) }
+    return ExitStatus.success
+}
+
+let toNDJSONCommand = Command(
+    name: "to-ndjson", summary: "Write the values at JSONPATH (e.g. a document's array of records) as NDJSON.",
+    usage: "JSONPATH [FILE|-] [options]",
+    details: "Streaming: one minified value per line, numbers exactly as in the input. The inverse of from-ndjson.",
+    options: parserOptionSpecs, maxInputs: 2
+) { settings in
+    guard settings.inputs.filter({ $0.hasPrefix("$") }).count == 1 else {
+        throw UsageError(description: "to-ndjson needs exactly one JSONPath, e.g. '$.results[*]'")
+    }
+    var quiet = settings
+    quiet.values["--quiet"] = "1"
+    return try extractCommand.run(quiet)
+}
+
+let fromNDJSONCommand = Command(
+    name: "from-ndjson", summary: "Collect NDJSON (or concatenated JSON) values into one JSON array.",
+    usage: "[FILE|-] [options]",
+    details: "Streaming: the array is written minified, numbers exactly as in the input, as the lines arrive.",
+    options: parserOptionSpecs, maxInputs: 1
+) { settings in
+    var input = settings
+    input.parser.allowMultipleValues = true
+    let writer = JSONWriter(to: .standardOutput)
+    do {
+        try writer.startArray()
+        try parseInput(input, handler: JSONWritingHandler(writer: writer))
+        try writer.endArray()
+        try writer.finish()
+    } catch {
+        try? writer.flush()
+        throw error
+    }
+    FileHandle.standardOutput.write(Data("\n".utf8))
+    return ExitStatus.success
+}

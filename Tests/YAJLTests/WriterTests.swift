@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+import YAJLFixtures
+@testable import YAJL
+
+@Suite("Writer", .serialized)
+struct WriterTests {
+    /// Writes with `body` to memory and returns the text.
+    static func written(_ options: JSONWriter.Options = .init(), _ body: (JSONWriter) throws -> Void) throws -> String {
+        let sink = MemoryOutputSink()
+        let writer = JSONWriter(to: sink, options: options)
+        try body(writer)
+        try writer.finish()
+        return sink.string
+    }
+
+    /// Parses `text` and writes it back with `options`.
+    static func reformat(_ text: String, _ options: JSONWriter.Options = .init(), chunkSize: Int = 64 << 10) throws -> String {
+        let sink = MemoryOutputSink()
+        let writer = JSONWriter(to: sink, options: options)
+        try JSONParser(options: .init(chunkSize: chunkSize), handler: JSONWritingHandler(writer: writer)).parse(from: .text(text))
+        try writer.finish()
+        return sink.string
+    }
+
+    @Test func writesAllKindsMinified() throws {
+        let text = try Self.written { w in
+            try w.startObject()
+            try w.key("s"); try w.string("a\"b\\c\n\u{01}é/")
+            try w.key("i"); try w.integer(-42)
+            try w.key("d"); try w.double(0.1)
+            try w.key("e"); try w.double(1e-7)
+            try w.key("n"); try w.number(JSONNumber("1E+2")!)
+            try w.key("b"); try w.bool(true)
+            try w.key("z"); try w.null()
+            try w.key("a"); try w.startArray(); try w.endArray()
+            try w.endObject()
+        }
+        #expect(text == #"{"s":"a\"b\\c\n\u0001é/","i":-42,"d":0.1,"e":1e-07,"n":1E+2,"b":true,"z":null,"a":[]}"#)
+    }
+
+    @Test func beautifyAndOptions() throws {
+        let pretty = try Self.reformat(#"{"a":[1,{"b":"x/y"}],"c":{}}"#, .init(beautify: true, indent: "  ", escapesSolidus: true))
+        // YAJL's own layout (as json_reformat's): an empty object spans a blank line.
+        #expect(pretty == "{\n  \"a\": [\n    1,\n    {\n      \"b\": \"x\\/y\"\n    }\n  ],\n  \"c\": {\n\n  }\n}\n")
+    }
+
+    /// Misuses of the writer, each with the message it must produce.
+    enum Misuse: String, CaseIterable, Sendable {
+        case keyOutside, keyForValue, valueForKey, arrayInObject, objectInArray, closeNothing, danglingKey, secondValue, unfinished
+
+        func perform(on w: JSONWriter) throws {
+            switch self {
+            case .keyOutside: try w.key("k")
+            case .keyForValue: try w.startObject(); try w.key("k"); try w.key("again")
+            case .valueForKey: try w.startObject(); try w.integer(1)
+            case .arrayInObject: try w.startObject(); try w.endArray()
+            case .objectInArray: try w.startArray(); try w.endObject()
+            case .closeNothing: try w.endArray()
+            case .danglingKey: try w.startObject(); try w.key("k"); try w.endObject()
+            case .secondValue: try w.integer(1); try w.integer(2)
+            case .unfinished: try w.startArray(); try w.finish()
+            }
+        }
+
+        var message: String {
+            switch self {
+            case .keyOutside: return "a key outside an object"
+            case .keyForValue: return "a key where a value is expected"
+            case .valueForKey: return "a number where a key is expected"
+            case .arrayInObject: return "closing an array inside an object"
+            case .objectInArray: return "closing an object inside an array"
+            case .closeNothing: return "closing an array that is not open"
+            case .danglingKey: return "closing an object where a value is expected (after a key)"
+            case .secondValue: return "a number after the complete top-level value"
+            case .unfinished: return "finishing with 1 container still open"
+            }
+        }
+    }
+
+    @Test(arguments: Misuse.allCases)
+    func stateErrorsNameTheState(misuse: Misuse) {
+        let writer = JSONWriter(to: MemoryOutputSink())
+        do {
+            try misuse.perform(on: writer)
+            Issue.record("\(misuse): no error")
+        } catch let error as JSONWriterError {
+            #expect(error.kind == .invalidState)
+            #expect(error.message.hasPrefix(misuse.message), "\(misuse): \(error.message)")
+        } catch {
+            Issue.record("\(misuse): \(error)")
+        }
+    }
+
+    @Test func depthLimitAndNonFiniteDoubles() throws {
+        let writer = JSONWriter(to: MemoryOutputSink())
+        for _ in 0..<JSONWriter.maxDepth { try writer.startArray() }
+        #expect(throws: JSONWriterError(kind: .depthLimitExceeded, message: "nesting deeper than 127 levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)")) {
+            try writer.startArray()
+        }
+        let other = JSONWriter(to: MemoryOutputSink())
+        #expect((try? other.double(.infinity)) == nil)
+        #expect(throws: JSONWriterError.self) { try other.double(.nan) }
+    }
+
+    @Test func multipleValuesForNDJSON() throws {
+        let text = try Self.written { w in
+            w.allowMultipleValues()
+            try w.integer(1)
+            try w.startObject(); try w.key("a"); try w.null(); try w.endObject()
+        }
+        #expect(text == "1\n{\"a\":null}")
+    }
+
+    @Test(arguments: [
+        #"[-0,1E+2,1e-7,1.7976931348623157e308,123456789012345678901234567890,-9223372036854775808,0.1,5e-324,1E400]"#,
+        #"{"":"","a":{"b":[[],{},[[]]]},"u":"é東😀\u0000\u001F","esc":"\"\\\/\b\f\n\r\t"}"#,
+        #"[true,false,null,"x",{"dup":1,"dup":2}]"#,
+        #""top-level string""#,
+        "42",
+    ])
+    func minifiedDocumentsRoundTripByteForByte(_ document: String) throws {
+        // `\/` comes back as `/` (YAJL unescapes it and does not re-escape by default); other escapes stay.
+        let expected = document.replacingOccurrences(of: #"\/"#, with: "/")
+        for chunk in [1, 3, 64 << 10] {
+            #expect(try Self.reformat(document, chunkSize: chunk) == expected, "chunk \(chunk)")
+        }
+    }
+
+    /// Random documents: parse, write minified, parse again: the same events.
+    @Test func propertyParseWriteParseGivesTheSameEvents() throws {
+        var random = SystemRandomNumberGenerator()
+        func value(_ depth: Int) -> String {
+            switch Int.random(in: 0..<(depth > 4 ? 5 : 8), using: &random) {
+            case 0: return "null"
+            case 1: return Bool.random(using: &random) ? "true" : "false"
+            case 2: return String(Int64.random(in: Int64.min...Int64.max, using: &random))
+            case 3: return ["1.5e300", "-0.0", "3.14159", "1E-5", "12345678901234567890123", "0"].randomElement(using: &random)!
+            case 4:
+                let pieces = ["a", "é", "東", "😀", "\\n", "\\\"", "\\u0001", "\\ud83d\\ude00", " ", "\\/"]
+                return "\"" + (0..<Int.random(in: 0..<6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined() + "\""
+            case 5, 6:
+                return "[" + (0..<Int.random(in: 0..<4, using: &random)).map { _ in value(depth + 1) }.joined(separator: ", ") + "]"
+            default:
+                return "{" + (0..<Int.random(in: 0..<4, using: &random)).map { i in "\"k\(i)\": " + value(depth + 1) }.joined(separator: ",\n") + "}"
+            }
+        }
+        for _ in 0..<300 {
+            let document = value(0)
+            let original = parse(document)
+            #expect(original.error == nil, "\(document)")
+            let minified = try Self.reformat(document)
+            #expect(parse(minified).events.map(\.event) == original.events.map(\.event), "\(document) → \(minified)")
+            let pretty = try Self.reformat(document, .init(beautify: true))
+            #expect(parse(pretty).events.map(\.event) == original.events.map(\.event))
+        }
+    }
+
+    /// `yajl reformat --minify`'s engine against YAJL's own `json_reformat -m`, byte for byte.
+    static let jsonReformat: String? = {
+        for path in ["/usr/bin/json_reformat", "/usr/local/bin/json_reformat"] where FileManager.default.isExecutableFile(atPath: path) {
+            return path
+        }
+        print("⚠️  SKIPPING json_reformat comparisons: json_reformat (Debian's yajl-tools) is not installed")
+        return nil
+    }()
+
+    static func jsonReformatMinified(_ file: String) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: jsonReformat!)
+        process.arguments = ["-m"]
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+
+    static func ourMinified(_ file: String) throws -> Data {
+        let sink = MemoryOutputSink()
+        let writer = JSONWriter(to: sink)
+        try JSONParser(options: .init(allowComments: true), handler: JSONWritingHandler(writer: writer)).parse(from: .file(file))
+        try writer.finish()
+        return sink.data
+    }
+
+    @Test(.enabled(if: jsonReformat != nil && SharedMaterial.isAvailable, "json_reformat or ../shared/corpus missing"),
+          arguments: ["twitter.json", "citm_catalog.json", "canada.json"])
+    func minifyMatchesJsonReformatOnTheCorpus(_ name: String) throws {
+        let file = try #require(SharedMaterial.corpusDirectory?.appendingPathComponent(name).path)
+        #expect(try Self.ourMinified(file) == Self.jsonReformatMinified(file))
+    }
+
+    @Test(.enabled(if: jsonReformat != nil, "json_reformat missing"), arguments: DocumentGenerator.Kind.allCases.filter { $0 != .ndjson })
+    func minifyMatchesJsonReformatOnGeneratedDocuments(_ kind: DocumentGenerator.Kind) throws {
+        let file = TemporaryFile("reformat-\(kind).json")
+        defer { file.remove() }
+        try DocumentGenerator.write(kind, targetBytes: 2 << 20, to: file.path)
+        #expect(try Self.ourMinified(file.path) == Self.jsonReformatMinified(file.path))
+    }
+
+    @Test func a256MiBDocumentIsReformattedWithFlatMemory() throws {
+        let file = TemporaryFile("reformat-large.json")
+        defer { file.remove() }
+        let counts = try DocumentGenerator.write(.records, targetBytes: 256 << 20, to: file.path)
+        var written = 0
+        let resetPeak = ProcessMemory.resetPeak()
+        let before = ProcessMemory.field("VmRSS") ?? 0
+        let writer = JSONWriter(to: .closure { written += $0.count }, options: .init(beautify: true))
+        try JSONParser(handler: JSONWritingHandler(writer: writer)).parse(from: .file(file.path))
+        try writer.finish()
+        let peak = ProcessMemory.field("VmHWM") ?? 0
+        #expect(written > counts.bytes)  // pretty output is larger
+        if resetPeak {
+            print("reformat fixture: \(counts.bytes >> 20) MiB in, \(written >> 20) MiB out, peak RSS growth \((peak - before) >> 10) KiB")
+            #expect(peak - before < 4 << 20)
+        } else {
+            print("⚠️  reformat fixture: /proc/self/clear_refs not writable, peak-memory check skipped")
+        }
+    }
+}
