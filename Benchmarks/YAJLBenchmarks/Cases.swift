@@ -141,6 +141,37 @@ let allCases: [BenchmarkCase] = [
             return count
         }),
     BenchmarkCase(
+        name: "writer-minify", group: "writer", summary: "parse, then write minified through JSONWriter (output discarded)",
+        skipReason: { _ in nil },
+        run: { document in
+            var bytes = 0
+            let writer = JSONWriter(to: .closure { bytes &+= $0.count })
+            if document.isNDJSON { writer.allowMultipleValues() }
+            try JSONParser(options: options(document, tracksPath: false), handler: JSONWritingHandler(writer: writer))
+                .parse(from: .file(document.path))
+            try writer.finish()
+            return bytes
+        }),
+    BenchmarkCase(
+        name: "json_reformat-m", group: "writer", summary: "YAJL's own json_reformat -m, as a process (its peak RSS)",
+        skipReason: { document in
+            if document.isNDJSON { return "json_reformat reads one document" }
+            if document.bytes < 16 << 20 { return "below 16 MiB, starting the process would dominate" }
+            return FileManager.default.isExecutableFile(atPath: "/usr/bin/json_reformat") ? nil : "json_reformat (yajl-tools) not installed"
+        },
+        run: { document in
+            // Under /usr/bin/time, which reports json_reformat's own peak RSS (read by the runner).
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+            process.arguments = ["-f", "%M", "-o", externalPeakFile, "/usr/bin/json_reformat", "-m"]
+            process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: document.path))
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw BenchmarkError("json_reformat failed on \(document.name)") }
+            return 0
+        }),
+    BenchmarkCase(
         name: "foundation-serialization", group: "Foundation", summary: "JSONSerialization.jsonObject on the whole file",
         skipReason: foundationSkip,
         run: { document in
@@ -159,6 +190,9 @@ let allCases: [BenchmarkCase] = [
             return try JSONDecoder().decode(AnyJSON.self, from: data).count
         }),
 ]
+
+/// Where `/usr/bin/time` leaves an external program's peak RSS (KiB) for the runner.
+let externalPeakFile = FileManager.default.temporaryDirectory.appendingPathComponent("yajl-bench-\(getpid())-peak").path
 
 /// The generated records document's shape, for JSONDecoder.
 struct RecordsDocument: Decodable {

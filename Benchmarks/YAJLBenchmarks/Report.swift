@@ -44,6 +44,10 @@ enum Report {
             lines.append(String(format: "- %@: Decodable records %.1f MB/s vs JSONDecoder %.1f MB/s = %.1f× (target ≥ 5×); peak %.1f vs %.1f MiB = 1/%.0f (target < 1/20).",
                 document, r, d, r / d, Double(rp) / 1048576, Double(dp) / 1048576, Double(dp) / Double(rp)))
         }
+        for document in uniqued(results.map(\.document.name)) {
+            guard let ours = find(document, "writer-minify")?.medianMBps, let theirs = find(document, "json_reformat-m")?.medianMBps else { continue }
+            lines.append(String(format: "- %@: parse + minify %.1f MB/s vs json_reformat -m %.1f MB/s = %.2f×.", document, ours, theirs, ours / theirs))
+        }
         let scaling = results.filter { $0.document.kind == "records" && $0.caseName == "events-paths" && $0.peakBytes != nil }
         if scaling.count > 1, let low = scaling.min(by: { $0.document.bytes < $1.document.bytes }), let high = scaling.max(by: { $0.document.bytes < $1.document.bytes }) {
             lines.append(String(format: "- Peak memory of events-paths from %@ to %@: %.1f → %.1f MiB (target: within 8 MiB).",
@@ -186,7 +190,9 @@ enum Report {
             Cases: `events-borrowed` (a `JSONEventHandler`, no paths), `events-paths` (paths tracked, numbers
             classified: what `yajl stats` does), `events-owned` (the owned `JSONEvent` enum), `records-select`
             (selection of `$.results[*]` only), `records-values` (into owned `JSONValue`s),
-            `records-decodable` (into a `Decodable` struct), `foundation-serialization`
+            `records-decodable` (into a `Decodable` struct), `writer-minify` (parse, then write minified
+            through `JSONWriter`), `json_reformat-m` (YAJL's own tool as a process, peak RSS its own),
+            `foundation-serialization`
             (`JSONSerialization.jsonObject`), `foundation-decoder` (`JSONDecoder`, `[Record]` for the records
             documents).
 

@@ -31,11 +31,6 @@ static inline int cyajl_gen_config_indent(yajl_gen gen, const char *indent) {
     return yajl_gen_config(gen, yajl_gen_indent_string, indent);
 }
 
-/* yajl_gen_config(gen, yajl_gen_print_callback, callback, context). */
-static inline int cyajl_gen_config_print_callback(yajl_gen gen, yajl_print_t callback, void *context) {
-    return yajl_gen_config(gen, yajl_gen_print_callback, callback, context);
-}
-
 /* glibc declares strtod_l only under _GNU_SOURCE, which a module cannot rely on: declare it. */
 extern double strtod_l(const char *nptr, char **endptr, locale_t locale);
 

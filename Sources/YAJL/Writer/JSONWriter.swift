@@ -47,8 +47,8 @@ public final class JSONWriter {
 
     public let options: Options
     private let generator: YAJLGeneratorBridge
-    private var stack: [Container] = []
-    private var complete = false
+    @exclusivity(unchecked) private var stack: [Container] = []
+    @exclusivity(unchecked) private var complete = false
     private var separator: String?
 
     /// A writer to `sink`.
@@ -173,7 +173,7 @@ public final class JSONWriter {
 
     /// Hands the buffered output to the sink.
     public func flush() throws {
-        generator.output.drain()
+        generator.drain(force: true)
         try checkSink()
     }
 
@@ -212,6 +212,11 @@ public final class JSONWriter {
     }
 
     private func check(_ status: YAJLGeneratorBridge.Status) throws {
+        if status == .ok {
+            generator.drain()
+            if generator.output.pendingError != nil { try checkSink() }
+            return
+        }
         try checkSink()
         switch status {
         case .ok: return
