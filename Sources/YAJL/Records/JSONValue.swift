@@ -81,57 +81,43 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
 }
 
 extension JSONValue: CustomStringConvertible {
-    /// The value as minified JSON, numbers exactly as written.
+    /// The value as minified JSON, numbers exactly as written, strings escaped as YAJL's generator
+    /// escapes them (the same bytes as ``JSONFragment``).
     public var description: String {
-        var text = ""
-        write(to: &text)
-        return text
+        var bytes: [UInt8] = []
+        appendMinified(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the value as minified JSON: numbers as written, strings escaped (`"`, `\`, control
-    /// characters), everything else as is.
-    public func write(to output: inout String) {
+    /// Appends the value as minified JSON.
+    func appendMinified(to output: inout [UInt8]) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .number(let number): output += number.text
-        case .string(let string): JSONValue.writeString(string, to: &output)
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let number): output.append(contentsOf: number.text.utf8)
+        case .string(let string): Self.appendQuoted(string, to: &output)
         case .array(let elements):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
-                if index > 0 { output += "," }
-                element.write(to: &output)
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                element.appendMinified(to: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let object):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (index, member) in object.members.enumerated() {
-                if index > 0 { output += "," }
-                JSONValue.writeString(member.key, to: &output)
-                output += ":"
-                member.value.write(to: &output)
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.appendQuoted(member.key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                member.value.appendMinified(to: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
-    static func writeString(_ string: String, to output: inout String) {
-        output += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case _ where scalar.value < 0x20:
-                output += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
+    private static func appendQuoted(_ string: String, to output: inout [UInt8]) {
+        var string = string
+        string.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &output) }
     }
 }
 

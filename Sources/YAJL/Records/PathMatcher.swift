@@ -67,28 +67,27 @@ struct PathMatcher {
     /// The states of the child at `key` of a container in `states`.
     @inline(__always)
     func step(_ states: UInt64, key: UnsafeRawBufferPointer) -> UInt64 {
-        var result: UInt64 = 0
-        var remaining = states & ~accepting
-        while remaining != 0 {
-            let state = remaining.trailingZeroBitCount
-            remaining &= remaining - 1
-            guard let step = steps[state] else { continue }
-            if step.isDescendant { result |= 1 << UInt64(state) }
-            switch step.match {
-            case .any: result |= 1 << UInt64(state + 1)
-            case .index: break
-            case .key(let name):
-                if name.count == key.count && name.withUnsafeBytes({ $0.elementsEqual(key) }) {
-                    result |= 1 << UInt64(state + 1)
-                }
+        step(states) { match in
+            if case .key(let name) = match {
+                return name.count == key.count && name.withUnsafeBytes { $0.elementsEqual(key) }
             }
+            return false
         }
-        return result
     }
 
     /// The states of the element at `index` of an array in `states`.
     @inline(__always)
     func step(_ states: UInt64, index: Int) -> UInt64 {
+        step(states) { match in
+            if case .index(let wanted) = match { return wanted == index }
+            return false
+        }
+    }
+
+    /// One step over a child that `selects` says a key or index selector matches: descendant
+    /// states stay, matching states advance, wildcards always advance.
+    @inline(__always)
+    private func step(_ states: UInt64, selects: (Step.Match) -> Bool) -> UInt64 {
         var result: UInt64 = 0
         var remaining = states & ~accepting
         while remaining != 0 {
@@ -96,10 +95,10 @@ struct PathMatcher {
             remaining &= remaining - 1
             guard let step = steps[state] else { continue }
             if step.isDescendant { result |= 1 << UInt64(state) }
-            switch step.match {
-            case .any: result |= 1 << UInt64(state + 1)
-            case .index(let wanted): if wanted == index { result |= 1 << UInt64(state + 1) }
-            case .key: break
+            if case .any = step.match {
+                result |= 1 << UInt64(state + 1)
+            } else if selects(step.match) {
+                result |= 1 << UInt64(state + 1)
             }
         }
         return result
