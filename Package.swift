@@ -15,8 +15,15 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"])]
         ),
+        // libcurl from the system (Debian: libcurl4-openssl-dev), for the HTTP(S) byte source.
+        .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // The Swift library: byte sources, feeders, the parser bridge, typed events and paths.
-        .target(name: "YAJL", dependencies: ["CYAJL"], path: "Sources/YAJL"),
+        .target(name: "YAJL", dependencies: ["CYAJL", "CCurl"], path: "Sources/YAJL"),
         // Synthetic documents of any size, streamed to disk: for `make demo`, tests and benchmarks.
         .target(name: "YAJLFixtures", path: "Sources/YAJLFixtures"),
         // The `yajl` command-line tool.

@@ -2,6 +2,7 @@
 # Installs the system packages swift-yajl needs, only those that are missing.
 # Used by `make demo`, `make test` and CI; safe to run again.
 #   libyajl-dev  - the C library the package wraps (pkg-config name `yajl`)
+#   libcurl4-openssl-dev - HTTP(S) byte source (pkg-config name `libcurl`)
 #   pkg-config   - lets SwiftPM find libyajl's flags
 #   yajl-tools   - json_reformat / json_verify, used by tests and benchmarks as references
 #   time         - /usr/bin/time, for the demo's peak-memory figure
@@ -10,7 +11,7 @@ set -euo pipefail
 
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in libyajl-dev pkg-config yajl-tools time; do
+for p in libyajl-dev libcurl4-openssl-dev pkg-config yajl-tools time; do
   have_pkg "$p" || need+=("$p")
 done
 command -v python3 >/dev/null 2>&1 || need+=(python3)

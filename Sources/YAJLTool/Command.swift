@@ -34,10 +34,13 @@ enum ExitStatus {
     static let usage: Int32 = 2
 }
 
-/// The input named on the command line: a file, or standard input for `-` or nothing.
+/// The input named on the command line: a file, an `http(s)://` URL, or standard input for `-` or nothing.
 func inputSource(_ settings: ToolSettings) -> (name: String, source: any JSONByteSource) {
     guard let path = settings.inputs.first, path != "-" else {
         return ("stdin", FileHandleByteSource(.standardInput, name: "stdin"))
+    }
+    if HTTPByteSource.isHTTPURL(path), let url = URL(string: path) {
+        return (path, HTTPByteSource(url: url))
     }
     return (path, FileByteSource(path: path))
 }

@@ -13,13 +13,14 @@ struct YAJLTool {
         usage: yajl COMMAND [FILE|-] [options]
 
         Streaming JSON tools over libyajl: any document size, in bounded memory.
-        FILE defaults to standard input ('-').
+        FILE is a path or an http(s):// URL, and defaults to standard input ('-').
 
         commands:
         \(commands.map { "  " + $0.name.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
 
         Run 'yajl COMMAND --help' for a command's options.
-        Exit status: 0 success, 1 invalid JSON, 2 usage or I/O error.
+        Exit status: 0 success, 1 invalid JSON (or a download that could not be resumed),
+        2 usage or I/O error (including HTTP errors and refused connections).
         """
 
     static func main() {
@@ -55,6 +56,12 @@ struct YAJLTool {
             return ExitStatus.invalidInput
         } catch let error as UsageError {
             standardError.write("yajl: \(error.description)\n")
+            return ExitStatus.usage
+        } catch let error as HTTPError {
+            // A transfer that cannot be resumed ends the run like invalid input; other HTTP
+            // failures (a status, a refused connection) are I/O errors, like a missing file.
+            standardError.write("yajl: error: \(error.description)\n")
+            if case .cannotResume = error.kind { return ExitStatus.invalidInput }
             return ExitStatus.usage
         } catch let error as JSONWriterError {
             standardError.write("yajl: \(error.description)\n")

@@ -66,6 +66,13 @@ extension JSONParser {
         return state
     }
 
+    /// Parses a whole document from a source that reads both ways (``HTTPByteSource``), asynchronously,
+    /// so that task cancellation reaches it.
+    @discardableResult
+    public func parse<Source: JSONByteSource & AsyncJSONByteSource>(from source: Source) async throws -> State {
+        try await parseAsync(from: source)
+    }
+
     /// Parses a whole document from an asynchronous source, then calls ``finish()``.
     ///
     /// Parsing is synchronous between reads: the task suspends only to wait for bytes. Task
@@ -73,6 +80,10 @@ extension JSONParser {
     /// the parse with `CancellationError` (never with a truncated-input error).
     @discardableResult
     public func parse(from source: some AsyncJSONByteSource) async throws -> State {
+        try await parseAsync(from: source)
+    }
+
+    private func parseAsync(from source: some AsyncJSONByteSource) async throws -> State {
         var source = source
         var feeder = ChunkFeeder(options: options)
         defer { feeder.deallocate() }

@@ -25,6 +25,10 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
         _ type: Record.Type = Record.self, at paths: [String], from source: some AsyncJSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) {
+        self.init(type, at: paths, from: source as any AsyncJSONByteSource, options: options)
+    }
+
+    private init(_ type: Record.Type, at paths: [String], from source: any AsyncJSONByteSource, options: JSONRecordOptions) {
         queries = Result { try paths.map(JSONPathQuery.init) }.mapError { $0 as! JSONPathSyntaxError }
         self.source = source
         self.options = options
@@ -53,6 +57,13 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
         options: JSONRecordOptions = JSONRecordOptions()
     ) {
         self.init(type, at: paths, from: BlockingAsyncByteSource(source), options: options)
+    }
+
+    /// The records at `path`, from a source that reads both ways (``HTTPByteSource``): read asynchronously.
+    public init<Source: JSONByteSource & AsyncJSONByteSource>(
+        _ type: Record.Type = Record.self, at path: String, from source: Source, options: JSONRecordOptions = JSONRecordOptions()
+    ) {
+        self.init(type, at: [path], from: source as any AsyncJSONByteSource, options: options)
     }
 
     /// The same records with their paths, matched path and lines.
