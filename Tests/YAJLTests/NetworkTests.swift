@@ -209,3 +209,71 @@ final class ProgressLog: @unchecked Sendable {
     func record(_ progress: HTTPProgress) { lock.withLock { entries.append(progress) } }
     var last: HTTPProgress? { lock.withLock { entries.last } }
 }
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The measurement behind the choice of libcurl (Docs/Architecture.md): a consumer that stalls
+/// 2 s on its first chunk, with the body served at loopback speed. `URLSession` keeps receiving
+/// into memory; the libcurl source does not run ahead of its reader.
+@Suite("URLSession vs libcurl under a stalled consumer", .serialized,
+       .enabled(if: TestHTTPServer.python != nil, "python3 missing: measurement skipped"))
+struct BackPressureMeasurement {
+    final class StallingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        private(set) var received = 0
+        private var stalled = false
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            if !stalled {
+                stalled = true
+                Thread.sleep(forTimeInterval: 2)
+            }
+            received += data.count
+        }
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) { done.signal() }
+    }
+
+    final class StallingHandler: JSONEventHandler {
+        private var stalled = false
+        func startObject(context: JSONEventContext) throws {
+            if !stalled {
+                stalled = true
+                Thread.sleep(forTimeInterval: 2)
+            }
+        }
+    }
+
+    @Test func libcurlStaysBoundedWhereURLSessionBuffers() throws {
+        let file = TemporaryFile("stall.json")
+        defer { file.remove() }
+        let counts = try DocumentGenerator.write(.records, targetBytes: 64 << 20, to: file.path)
+        let server = try TestHTTPServer(serving: file.path)
+        defer { server.stop() }
+
+        // URLSession, delegate-based, with a stalled delegate.
+        var resetPeak = ProcessMemory.resetPeak()
+        var before = ProcessMemory.field("VmRSS") ?? 0
+        let delegate = StallingDelegate()
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        session.dataTask(with: server.url).resume()
+        delegate.done.wait()
+        session.finishTasksAndInvalidate()
+        let sessionGrowth = (ProcessMemory.field("VmHWM") ?? 0) - before
+        print("URLSession, stalled 2 s: received \(delegate.received) of \(counts.bytes) bytes, peak RSS growth \(sessionGrowth >> 20) MiB")
+
+        // The libcurl source under the same stall.
+        resetPeak = ProcessMemory.resetPeak()
+        before = ProcessMemory.field("VmRSS") ?? 0
+        let parser = JSONParser(handler: StallingHandler())
+        try parser.parse(from: HTTPByteSource(url: server.url))
+        let curlGrowth = (ProcessMemory.field("VmHWM") ?? 0) - before
+        print("libcurl source, stalled 2 s: parsed \(parser.bytesConsumed) of \(counts.bytes) bytes, peak RSS growth \(curlGrowth >> 20) MiB")
+        #expect(parser.bytesConsumed == counts.bytes)
+        if resetPeak {
+            #expect(curlGrowth < 8 << 20)
+        } else {
+            print("⚠️  peak-memory comparison skipped: /proc/self/clear_refs not writable")
+        }
+    }
+}

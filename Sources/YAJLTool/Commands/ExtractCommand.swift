@@ -27,7 +27,10 @@ let extractCommand = Command(
 
     var options = JSONRecordOptions(parser: settings.parser)
     options.limit = settings.values["--limit"].flatMap { Int($0) }
-    let (name, source) = inputSource(input)
+    let download = DownloadState()
+    var http = HTTPOptions()
+    http.onProgress = { download.update($0) }
+    let (name, source) = inputSource(input, http: http)
     let reader: JSONRecordReader<JSONFragment>
     do {
         reader = try JSONRecordReader(JSONFragment.self, at: paths, from: source, options: options)
@@ -36,7 +39,7 @@ let extractCommand = Command(
     }
 
     let showProgress = settings.values["--quiet"] == nil && (settings.values["--progress"] != nil || isatty(2) != 0)
-    let progress = showProgress ? ProgressLine(total: name == "stdin" ? nil : fileSize(name)) : nil
+    let progress = showProgress ? ProgressLine(total: name == "stdin" ? nil : fileSize(name), download: download) : nil
     let out = OutputBuffer()
     var written = 0
     do {
@@ -61,13 +64,28 @@ func fileSize(_ path: String) -> Int? {
     (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
 }
 
-/// `  128.0 MiB of 512.0 MiB (25%)   310 MB/s   1234567 records`, redrawn on stderr at most 5 times a second.
+/// The latest progress of an HTTP download, shared with the progress line.
+final class DownloadState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var latest: HTTPProgress?
+    func update(_ progress: HTTPProgress) { lock.withLock { latest = progress } }
+    var progress: HTTPProgress? { lock.withLock { latest } }
+}
+
+/// `  128.0 MiB of 512.0 MiB (25%)   310 MB/s   1234567 records   1 resume`, redrawn on stderr at
+/// most 5 times a second. For a download, the total is the `Content-Length`.
 final class ProgressLine {
-    private let total: Int?
+    private let fileTotal: Int?
+    private let download: DownloadState
     private let start = Date()
     private var lastDraw = Date.distantPast
 
-    init(total: Int?) { self.total = total }
+    init(total: Int?, download: DownloadState) {
+        fileTotal = total
+        self.download = download
+    }
+
+    private var total: Int? { fileTotal ?? download.progress?.expectedBytes }
 
     func update(bytes: Int, records: Int, force: Bool = false) {
         let now = Date()
@@ -78,7 +96,9 @@ final class ProgressLine {
         if let total, total > 0 {
             text += String(format: " of %.1f MiB (%d%%)", Double(total) / 1048576, min(100, bytes * 100 / total))
         }
-        text += String(format: "   %.0f MB/s   %d records\u{1B}[K", Double(bytes) / 1e6 / seconds, records)
+        text += String(format: "   %.0f MB/s   %d records", Double(bytes) / 1e6 / seconds, records)
+        if let resumes = download.progress?.resumes, resumes > 0 { text += "   \(resumes) resume\(resumes == 1 ? "" : "s")" }
+        text += "\u{1B}[K"
         standardError.write(text)
     }
 
