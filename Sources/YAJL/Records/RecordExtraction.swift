@@ -19,7 +19,10 @@ final class RecordExtraction<Record: Decodable> {
         }
         selector = try RecordSelector(
             queries: queries, stopsEarly: options.stopsEarly && !options.parser.allowMultipleValues, limit: options.limit)
-        parser = JSONParser(options: options.parser, handler: selector)
+        // Records carry their paths (and decoding errors name them), so paths are always tracked.
+        var parserOptions = options.parser
+        parserOptions.tracksPath = true
+        parser = JSONParser(options: parserOptions, handler: selector)
         session = DecodingSession(options: options.decoding)
         policy = options.onDecodingFailure
         feeder = ChunkFeeder(options: options.parser)
