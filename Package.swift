@@ -5,6 +5,7 @@ let package = Package(
     name: "swift-yajl",
     products: [
         .library(name: "YAJL", targets: ["YAJL"]),
+        .library(name: "YAJLHTTP", targets: ["YAJLHTTP"]),
         .executable(name: "yajl", targets: ["YAJLTool"]),
     ],
     targets: [
@@ -23,11 +24,14 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         // The Swift library: byte sources, feeders, the parser bridge, typed events and paths.
-        .target(name: "YAJL", dependencies: ["CYAJL", "CCurl"], path: "Sources/YAJL"),
+        .target(name: "YAJL", dependencies: ["CYAJL"], path: "Sources/YAJL"),
+        // HTTP(S) as a byte source, over libcurl. Its own module: linking libcurl loads OpenSSL and
+        // a dozen more libraries (about 6 MiB of RSS) into every process that links it.
+        .target(name: "YAJLHTTP", dependencies: ["YAJL", "CCurl"], path: "Sources/YAJLHTTP"),
         // Synthetic documents of any size, streamed to disk: for `make demo`, tests and benchmarks.
         .target(name: "YAJLFixtures", path: "Sources/YAJLFixtures"),
         // The `yajl` command-line tool.
-        .executableTarget(name: "YAJLTool", dependencies: ["YAJL", "YAJLFixtures"], path: "Sources/YAJLTool"),
+        .executableTarget(name: "YAJLTool", dependencies: ["YAJL", "YAJLHTTP", "YAJLFixtures"], path: "Sources/YAJLTool"),
         // Benchmarks: a C baseline straight over libyajl, and the side-by-side runner.
         .target(name: "CYAJLBaseline", dependencies: ["CYAJL"], path: "Benchmarks/CBaseline"),
         .executableTarget(
@@ -35,7 +39,7 @@ let package = Package(
             dependencies: ["YAJL", "YAJLFixtures", "CYAJLBaseline"],
             path: "Benchmarks/YAJLBenchmarks"
         ),
-        .testTarget(name: "YAJLTests", dependencies: ["YAJL", "YAJLFixtures"], path: "Tests/YAJLTests"),
+        .testTarget(name: "YAJLTests", dependencies: ["YAJL", "YAJLHTTP", "YAJLFixtures"], path: "Tests/YAJLTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -33,8 +33,10 @@ func runChild(caseName: String, documentJSON: String) throws {
     guard let benchmark = allCases.first(where: { $0.name == caseName }) else {
         throw BenchmarkError("unknown case \(caseName)")
     }
-    // Small documents are parsed repeatedly so a round lasts long enough to time (≥ 32 MiB of input).
-    let repeats = max(1, (32 << 20) / max(1, document.bytes))
+    // Small documents are parsed repeatedly so a round lasts long enough to time (≥ 32 MiB of
+    // input; 8 MiB with --quick, which the parent passes down in YAJL_BENCH_MIN_BYTES).
+    let minimum = Int(ProcessInfo.processInfo.environment["YAJL_BENCH_MIN_BYTES"] ?? "") ?? 32 << 20
+    let repeats = max(1, minimum / max(1, document.bytes))
     var checksum = 0
     let start = DispatchTime.now().uptimeNanoseconds
     for _ in 0..<repeats { checksum &+= try benchmark.run(document) }

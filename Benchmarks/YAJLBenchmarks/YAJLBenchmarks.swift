@@ -35,6 +35,7 @@ struct YAJLBenchmarks {
             return
         }
         let quick = flag("--quick"), large = flag("--large"), asJSON = flag("--json"), report = flag("--report")
+        if quick { setenv("YAJL_BENCH_MIN_BYTES", String(8 << 20), 1) }
         let rounds = Int(value("--rounds") ?? "") ?? 5
         let caseFilter = value("--cases").map { Set($0.split(separator: ",").map(String.init)) }
         let documentFilter = value("--documents").map { $0.split(separator: ",").map(String.init) }

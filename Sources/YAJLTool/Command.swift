@@ -1,5 +1,6 @@
 import Foundation
 import YAJL
+import YAJLHTTP
 
 /// One `yajl` command: its name, help and options, and what it runs.
 struct Command: Sendable {

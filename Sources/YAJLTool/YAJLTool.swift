@@ -1,5 +1,6 @@
 import Foundation
 import YAJL
+import YAJLHTTP
 
 /// `yajl`: streaming JSON tools for data-import work, over libyajl.
 @main

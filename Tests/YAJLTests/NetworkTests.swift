@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import YAJLFixtures
 @testable import YAJL
+import YAJLHTTP
 
 /// The loopback HTTP server of scripts/test-http-server.py, started for one test.
 final class TestHTTPServer {

@@ -66,7 +66,7 @@ extension JSONParser {
         return state
     }
 
-    /// Parses a whole document from a source that reads both ways (``HTTPByteSource``), asynchronously,
+    /// Parses a whole document from a source that reads both ways (such as `HTTPByteSource` from `YAJLHTTP`), asynchronously,
     /// so that task cancellation reaches it.
     @discardableResult
     public func parse<Source: JSONByteSource & AsyncJSONByteSource>(from source: Source) async throws -> State {

@@ -59,7 +59,7 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
         self.init(type, at: paths, from: BlockingAsyncByteSource(source), options: options)
     }
 
-    /// The records at `path`, from a source that reads both ways (``HTTPByteSource``): read asynchronously.
+    /// The records at `path`, from a source that reads both ways (such as `HTTPByteSource` from `YAJLHTTP`): read asynchronously.
     public init<Source: JSONByteSource & AsyncJSONByteSource>(
         _ type: Record.Type = Record.self, at path: String, from source: Source, options: JSONRecordOptions = JSONRecordOptions()
     ) {

@@ -1,5 +1,6 @@
 import Foundation
 import YAJL
+import YAJLHTTP
 
 let extractCommand = Command(
     name: "extract", summary: "Write the values selected by JSONPath, one per line (NDJSON).",

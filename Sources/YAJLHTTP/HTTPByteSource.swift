@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import YAJL
 private import CCurl
 
 /// Settings for reading JSON over HTTP(S).
@@ -124,7 +125,10 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
         self.options = options
     }
 
-    deinit { closeTransfer() }
+    deinit {
+        closeTransfer()
+        if let multi { curl_multi_cleanup(multi) }  // also when dropped before the end (early stop)
+    }
 
     /// Whether `text` names an HTTP(S) resource.
     public static func isHTTPURL(_ text: String) -> Bool {
