@@ -253,13 +253,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
         }
         self.easy = easy
         self.multi = multi
-        status = 0
-        responseLength = nil
-        responseETag = nil
-        responseLastModified = nil
-        responseAcceptsRanges = false
-        contentRangeStart = nil
-        headersChecked = false
+        resetResponse(status: 0)
         spill.removeAll(keepingCapacity: true)
         spillOffset = 0
         paused = false
@@ -349,13 +343,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("HTTP/") {
             // A new response (after a redirect or a 100 Continue): start over.
-            status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
-            responseLength = nil
-            responseETag = nil
-            responseLastModified = nil
-            responseAcceptsRanges = false
-            contentRangeStart = nil
-            headersChecked = false
+            resetResponse(status: Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0)
         } else if let colon = text.firstIndex(of: ":") {
             let name = text[..<colon].lowercased()
             let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
@@ -374,6 +362,17 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
             }
         }
         return line.count
+    }
+
+    /// Forgets what the previous response said.
+    private func resetResponse(status: Int) {
+        self.status = status
+        responseLength = nil
+        responseETag = nil
+        responseLastModified = nil
+        responseAcceptsRanges = false
+        contentRangeStart = nil
+        headersChecked = false
     }
 
     /// Before the first body byte of a response: is it the body we want?

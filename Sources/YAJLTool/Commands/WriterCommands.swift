@@ -24,15 +24,23 @@ let reformatCommand = Command(
     options.escapesSolidus = settings.values["--escape-solidus"] != nil
     let writer = JSONWriter(to: .standardOutput, options: options)
     if settings.parser.allowMultipleValues { writer.allowMultipleValues(separator: options.beautify ? "" : "\n") }
-    do {
+    try writeStreaming(writer, finalNewline: !options.beautify) {
         try parseInput(settings, handler: JSONWritingHandler(writer: writer))
+    }
+    return ExitStatus.success
+}
+
+/// Runs `body` (which writes through `writer`), then finishes the output. On an error, what was
+/// written so far is flushed (a well-formed prefix) before the error is passed on.
+func writeStreaming(_ writer: JSONWriter, finalNewline: Bool, _ body: () throws -> Void) throws {
+    do {
+        try body()
         try writer.finish()
     } catch {
         try? writer.flush()
         throw error
     }
-    if !options.beautify { FileHandle.standardOutput.write(Data("\n".utf8)) }
-    return ExitStatus.success
+    if finalNewline { FileHandle.standardOutput.write(Data("\n".utf8)) }
 }
 
 let toNDJSONCommand = Command(
@@ -58,15 +66,10 @@ let fromNDJSONCommand = Command(
     var input = settings
     input.parser.allowMultipleValues = true
     let writer = JSONWriter(to: .standardOutput)
-    do {
+    try writeStreaming(writer, finalNewline: true) {
         try writer.startArray()
         try parseInput(input, handler: JSONWritingHandler(writer: writer))
         try writer.endArray()
-        try writer.finish()
-    } catch {
-        try? writer.flush()
-        throw error
     }
-    FileHandle.standardOutput.write(Data("\n".utf8))
     return ExitStatus.success
 }
