@@ -70,7 +70,11 @@ enum Report {
         return items.filter { seen.insert($0).inserted }
     }
 
-    static let palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"]
+    /// One distinct colour per case (13 cases today; more cycle).
+    static let palette = [
+        "#1f77b4", "#ff7f0e", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+        "#17becf", "#393b79", "#e7ba52", "#843c39", "#3182bd", "#31a354",
+    ]
 
     private static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
@@ -118,8 +122,9 @@ enum Report {
         let sizes = Array(Set(records.map { Double($0.document.bytes) / 1048576 })).sorted()
         let width = 760.0, height = 420.0, left = 70.0, bottom = 360.0, plotWidth = 480.0, plotHeight = 310.0
         let maxPeak = max(64, records.compactMap { $0.peakBytes.map { Double($0) / 1048576 } }.max() ?? 64)
-        let maxSize = max(1, sizes.last ?? 1)
-        func x(_ size: Double) -> Double { left + plotWidth * log2(size) / log2(maxSize) * 0.95 }
+        let minSize = max(1, sizes.first ?? 1)
+        let maxSize = max(minSize * 2, sizes.last ?? 1)
+        func x(_ size: Double) -> Double { left + 30 + (plotWidth - 60) * (log2(size) - log2(minSize)) / (log2(maxSize) - log2(minSize)) }
         func y(_ mib: Double) -> Double { bottom - plotHeight * log10(max(1, mib)) / log10(maxPeak) }
         var svg = ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" font-family="sans-serif" font-size="11">"##
         svg += ##"<rect width="100%" height="100%" fill="white"/>"##

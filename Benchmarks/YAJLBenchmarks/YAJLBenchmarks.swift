@@ -61,7 +61,8 @@ struct YAJLBenchmarks {
             try Report.markdown(results, command: command, rounds: rounds).write(toFile: "Docs/Performance.md", atomically: true, encoding: .utf8)
             try Report.throughputChart(results).write(toFile: "Docs/perf-throughput.svg", atomically: true, encoding: .utf8)
             try Report.memoryChart(results).write(toFile: "Docs/perf-memory.svg", atomically: true, encoding: .utf8)
-            log("wrote Docs/Performance.md, Docs/perf-throughput.svg, Docs/perf-memory.svg")
+            try Report.json(results).write(toFile: "Docs/perf-results.json", atomically: true, encoding: .utf8)
+            log("wrote Docs/Performance.md, Docs/perf-throughput.svg, Docs/perf-memory.svg, Docs/perf-results.json")
         }
     }
 }
