@@ -1,5 +1,5 @@
 /// The coding path as a linked list, extended per container without copying and made into an
-/// array (or a ``JSONPath``) only when someone asks, usually for an error message.
+/// array only when someone asks, usually for an error message.
 indirect enum CodingPathNode: Sendable {
     case root
     case key(String, parent: CodingPathNode)
@@ -10,14 +10,6 @@ indirect enum CodingPathNode: Sendable {
         case .root: return []
         case .key(let key, let parent): return parent.codingPath + [RecordCodingKey(stringValue: key)]
         case .index(let index, let parent): return parent.codingPath + [RecordCodingKey(intValue: index)]
-        }
-    }
-
-    var components: [JSONPath.Component] {
-        switch self {
-        case .root: return []
-        case .key(let key, let parent): return parent.components + [.key(key)]
-        case .index(let index, let parent): return parent.components + [.index(index)]
         }
     }
 }
