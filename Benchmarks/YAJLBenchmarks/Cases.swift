@@ -141,6 +141,17 @@ let allCases: [BenchmarkCase] = [
             return count
         }),
     BenchmarkCase(
+        name: "records-decodable-1t", group: "records", summary: "the same, with parsesConcurrently off (one thread)",
+        skipReason: recordsOnly,
+        run: { document in
+            var options = JSONRecordOptions()
+            options.parsesConcurrently = false
+            let reader = try JSONRecordReader(RecordsDocument.Record.self, at: "$.results[*]", from: .file(document.path), options: options)
+            var count = 0
+            while try reader.next() != nil { count += 1 }
+            return count
+        }),
+    BenchmarkCase(
         name: "writer-minify", group: "writer", summary: "parse, then write minified through JSONWriter (output discarded)",
         skipReason: { _ in nil },
         run: { document in

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How records are selected, decoded and reported.
 public struct JSONRecordOptions: Sendable {
@@ -24,6 +25,15 @@ public struct JSONRecordOptions: Sendable {
     /// Default `true`. It assumes keys are unique, as RFC 8259 recommends, and the input after that
     /// point is neither read nor validated. Never applies with `allowMultipleValues`.
     public var stopsEarly = true
+    /// Whether ``JSONRecordReader`` reads and parses on a thread of its own while `next()` decodes,
+    /// so that the two overlap. Default `true` on a machine with more than one core.
+    ///
+    /// It makes Decodable records about 1.6 to 1.9 times faster on two cores, for at most three
+    /// reads' worth of records in memory instead of one (see Docs/Performance.md). Records,
+    /// errors and their order are the same either way, and decoding (your `init(from:)`, custom
+    /// strategies) still runs on the caller's thread; the source is read on the parsing thread.
+    /// ``JSONRecords`` (async) always parses in its task.
+    public var parsesConcurrently = ProcessInfo.processInfo.activeProcessorCount > 1
 
     /// The defaults: strict single-document JSON, stop on the first record that does not decode.
     public init() {}
@@ -45,29 +55,30 @@ public struct JSONRecordOptions: Sendable {
 /// Safe to read from any thread while the stream runs.
 public final class JSONRecordReport: @unchecked Sendable {
     private let lock = NSLock()
-    private var _delivered = 0
+    // Counted per record and per read: atomics, not the lock.
+    private let _delivered = Atomic<Int>(0)
+    private let _bytesRead = Atomic<Int>(0)
     private var _skipped = 0
     private var _failures: [JSONRecordDecodingError] = []
-    private var _bytesRead = 0
     private let maxKept: Int
 
     init(maxKept: Int) { self.maxKept = maxKept }
 
     /// Records handed out.
-    public var deliveredCount: Int { lock.withLock { _delivered } }
+    public var deliveredCount: Int { _delivered.load(ordering: .relaxed) }
     /// Records skipped because they did not decode (with ``JSONRecordOptions/DecodingFailurePolicy/skip``).
     public var skippedCount: Int { lock.withLock { _skipped } }
     /// The errors of the first skipped records (up to ``JSONRecordOptions/maxKeptFailures``).
     public var failures: [JSONRecordDecodingError] { lock.withLock { _failures } }
     /// Bytes of input consumed by the parser.
-    public var bytesRead: Int { lock.withLock { _bytesRead } }
+    public var bytesRead: Int { _bytesRead.load(ordering: .relaxed) }
 
-    func delivered() { lock.withLock { _delivered += 1 } }
+    func delivered() { _delivered.add(1, ordering: .relaxed) }
     func skipped(_ error: JSONRecordDecodingError) {
         lock.withLock {
             _skipped += 1
             if _failures.count < maxKept { _failures.append(error) }
         }
     }
-    func setBytesRead(_ bytes: Int) { lock.withLock { _bytesRead = bytes } }
+    func setBytesRead(_ bytes: Int) { _bytesRead.store(bytes, ordering: .relaxed) }
 }

@@ -13,6 +13,8 @@
 public final class JSONRecordReader<Record: Decodable> {
     private let extraction: RecordExtraction<Record>
     private var source: (any JSONByteSource)?
+    /// Parsing on a thread of its own (``JSONRecordOptions/parsesConcurrently``), started by the first `next()`.
+    private var pipeline: RecordPipeline<Record>?
 
     /// What the reader has done so far: records delivered and skipped, bytes read.
     public var report: JSONRecordReport { extraction.report }
@@ -26,7 +28,10 @@ public final class JSONRecordReader<Record: Decodable> {
         extraction = try RecordExtraction(
             queries: try paths.map(JSONPathQuery.init), options: options, report: JSONRecordReport(maxKept: options.maxKeptFailures))
         self.source = source
+        if options.parsesConcurrently { pipeline = RecordPipeline(extraction: extraction, source: source) }
     }
+
+    deinit { pipeline?.cancel() }
 
     /// A reader of the values at `path`.
     public convenience init(
@@ -37,10 +42,14 @@ public final class JSONRecordReader<Record: Decodable> {
     }
 
     /// The next record, or `nil` at the end (of the input, or of the matches, or at the limit).
-    public func next() throws -> Record? { try nextRecord()?.value }
+    public func next() throws -> Record? {
+        if let pipeline = startedPipeline() { return try pipeline.nextValue() }
+        return try nextRecord()?.value
+    }
 
     /// The next record with where it came from (its path, which path matched, its line).
     public func nextRecord() throws -> JSONRecord<Record>? {
+        if let pipeline = startedPipeline() { return try pipeline.nextRecord() }
         while true {
             if let record = try extraction.next() { return record }
             guard !extraction.isDone, source != nil else {
@@ -55,6 +64,16 @@ public final class JSONRecordReader<Record: Decodable> {
                 extraction.fail(error)
             }
         }
+    }
+
+    /// The pipeline, started on first use; `nil` when parsing is not concurrent.
+    private func startedPipeline() -> RecordPipeline<Record>? {
+        guard let pipeline else { return nil }
+        if source != nil {
+            source = nil  // the parsing thread has it now
+            pipeline.start()
+        }
+        return pipeline
     }
 
     /// Calls `body` with every remaining record.

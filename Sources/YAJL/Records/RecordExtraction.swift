@@ -10,7 +10,7 @@ final class RecordExtraction<Record: Decodable> {
     private var feeder: ChunkFeeder
     private var head = 0
     /// An input error, held back until the records completed before it have been handed out.
-    private var failure: (any Error)?
+    private(set) var failure: (any Error)?
     let report: JSONRecordReport
 
     init(queries: [JSONPathQuery], options: JSONRecordOptions, report: JSONRecordReport) throws {
@@ -68,7 +68,7 @@ final class RecordExtraction<Record: Decodable> {
     /// The next captured record, decoded; `nil` when none is waiting.
     private func dequeue() throws -> JSONRecord<Record>? {
         while head < selector.ready.count {
-            let raw = selector.ready[head]
+            let position = head
             head += 1
             defer {
                 if head == selector.ready.count {
@@ -77,19 +77,43 @@ final class RecordExtraction<Record: Decodable> {
                     head = 0
                 }
             }
-            do {
-                let value = try session.decode(Record.self, from: selector.tape.view, at: raw.start)
-                report.delivered()
-                return JSONRecord(
-                    value: value, path: raw.path, queryIndex: raw.queryIndex, topLevelIndex: raw.topLevelIndex,
-                    line: raw.line, byteOffset: raw.byteOffset)
-            } catch {
-                let failure = Self.describe(error, record: raw)
-                guard policy == .skip else { throw failure }
-                report.skipped(failure)
-            }
+            if let record = try decodeRecord(selector.ready, position, from: selector.tape.view) { return record }
         }
         return nil
+    }
+
+    /// Whether completed records wait to be handed out.
+    var hasCompletedRecords: Bool { !selector.ready.isEmpty }
+
+    /// The completed records, moved to `spare` (a tape no longer needed), for decoding elsewhere
+    /// with ``decode(_:from:)``.
+    func takeCompletedRecords(into spare: Tape) -> (tape: Tape, records: [SelectedValue]) {
+        selector.takeCompletedRecords(into: spare)
+    }
+
+    /// Record `position` of `records` with its metadata, decoded from `view`; `nil` when it fails
+    /// to decode and failures are skipped.
+    func decodeRecord(_ records: [SelectedValue], _ position: Int, from view: TapeView) throws -> JSONRecord<Record>? {
+        guard let value = try decodeValue(records, position, from: view) else { return nil }
+        let raw = records[position]
+        return JSONRecord(
+            value: value, path: raw.path, queryIndex: raw.queryIndex, topLevelIndex: raw.topLevelIndex,
+            line: raw.line, byteOffset: raw.byteOffset)
+    }
+
+    /// The value of record `position` of `records`, decoded from `view`; `nil` when it fails to
+    /// decode and failures are skipped. (The record's metadata is read only for an error.)
+    func decodeValue(_ records: [SelectedValue], _ position: Int, from view: TapeView) throws -> Record? {
+        do {
+            let value = try session.decode(Record.self, from: view, at: records[position].start)
+            report.delivered()
+            return value
+        } catch {
+            let failure = Self.describe(error, record: records[position])
+            guard policy == .skip else { throw failure }
+            report.skipped(failure)
+            return nil
+        }
     }
 
     /// A decoding error with the record's path, the coding path and a plain message.

@@ -79,6 +79,20 @@ final class RecordSelector: JSONEventHandler {
         }
     }
 
+    /// Hands out the completed records, moved to `spare` (a tape no longer needed), and goes on
+    /// recording with a record still being recorded, if any.
+    func takeCompletedRecords(into spare: Tape) -> (tape: Tape, records: [SelectedValue]) {
+        spare.removeAll()
+        if let start = captureInfo?.start, tape.isCapturing {
+            spare.takeIncompleteRecord(from: tape, at: start)
+            captureInfo?.start = 0
+        }
+        // `spare` holds the incomplete record (if any), `tape` the completed ones: exchange them.
+        tape.swapContents(with: spare)
+        defer { ready = [] }
+        return (spare, ready)
+    }
+
     // MARK: Matching
 
     /// The states of the value that starts now.
@@ -179,8 +193,8 @@ final class RecordSelector: JSONEventHandler {
     }
 
     func number(_ value: JSONNumberView, context: JSONEventContext) throws {
-        if tape.isCapturing { tape.text(.number, value.bytes) } else {
-            valueStarts(isContainer: false, isArray: false, context: context) { $0.text(.number, value.bytes) }
+        if tape.isCapturing { tape.number(value.bytes) } else {
+            valueStarts(isContainer: false, isArray: false, context: context) { $0.number(value.bytes) }
         }
     }
 

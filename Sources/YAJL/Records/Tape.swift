@@ -49,24 +49,74 @@ final class Tape {
     /// rebasing its indices, so the tape holds only what is still needed.
     func discard(before start: Int) {
         guard start > 0 else { return }
-        var byteStart = byteCount
-        for index in start..<count where entries[index].kind == .key || entries[index].kind == .string || entries[index].kind == .number {
-            byteStart = entries[index].a
-            break
-        }
+        let byteStart = byteOffset(ofEntriesFrom: start)
         let kept = count - start
         entries.update(from: entries + start, count: kept)
         count = kept
         bytes.update(from: bytes + byteStart, count: byteCount - byteStart)
         byteCount -= byteStart
+        rebase(entriesBy: start, bytesBy: byteStart)
+        for index in open.indices { open[index] -= start }
+    }
+
+    /// Moves the record being recorded in `other` (its entries from `start`) into this tape, which
+    /// must be empty, rebased to index 0. `other` keeps the complete records before `start`.
+    func takeIncompleteRecord(from other: Tape, at start: Int) {
+        precondition(count == 0 && byteCount == 0, "the tape must be empty")
+        let byteStart = other.byteOffset(ofEntriesFrom: start)
+        for index in start..<other.count { append(other.entries[index]) }
+        let byteLength = other.byteCount - byteStart
+        reserveBytes(byteLength)
+        bytes.update(from: other.bytes + byteStart, count: byteLength)
+        byteCount = byteLength
+        rebase(entriesBy: start, bytesBy: byteStart)
+        open = other.open.map { $0 - start }
+        other.count = start
+        other.byteCount = byteStart
+        other.open.removeAll(keepingCapacity: true)
+    }
+
+    /// Exchanges the contents (and storage) of two tapes.
+    func swapContents(with other: Tape) {
+        swap(&entries, &other.entries)
+        swap(&entryCapacity, &other.entryCapacity)
+        swap(&count, &other.count)
+        swap(&bytes, &other.bytes)
+        swap(&byteCapacity, &other.byteCapacity)
+        swap(&byteCount, &other.byteCount)
+        swap(&open, &other.open)
+    }
+
+    /// Where the bytes of the entries from `start` begin in the arena.
+    private func byteOffset(ofEntriesFrom start: Int) -> Int {
+        for index in start..<count where entries[index].kind == .key || entries[index].kind == .string || entries[index].kind == .number {
+            return entries[index].a
+        }
+        return byteCount
+    }
+
+    /// Shifts every entry's indices down by `entryShift` and arena offsets by `byteShift`.
+    private func rebase(entriesBy entryShift: Int, bytesBy byteShift: Int) {
         for index in 0..<count {
             switch entries[index].kind {
-            case .object, .array: if entries[index].a >= 0 { entries[index].a -= start }
-            case .key, .string, .number: entries[index].a -= byteStart
+            case .object, .array: if entries[index].a >= 0 { entries[index].a -= entryShift }
+            case .key, .string, .number: entries[index].a -= byteShift
             case .bool, .null: break
             }
         }
-        for index in open.indices { open[index] -= start }
+    }
+
+    /// Makes room for `extra` more bytes in the arena.
+    @inline(__always)
+    private func reserveBytes(_ extra: Int) {
+        guard byteCount + extra > byteCapacity else { return }
+        var capacity = byteCapacity * 2
+        while capacity < byteCount + extra { capacity *= 2 }
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        grown.update(from: bytes, count: byteCount)
+        bytes.deallocate()
+        bytes = grown
+        byteCapacity = capacity
     }
 
     @inline(__always)
@@ -102,18 +152,32 @@ final class Tape {
         if kind != .key { valueStarts() }
         append(Entry(kind: kind, a: byteCount, b: text.count))
         guard let source = text.baseAddress, text.count > 0 else { return }
-        if byteCount + text.count > byteCapacity {
-            var capacity = byteCapacity * 2
-            while capacity < byteCount + text.count { capacity *= 2 }
-            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-            grown.update(from: bytes, count: byteCount)
-            bytes.deallocate()
-            bytes = grown
-            byteCapacity = capacity
-        }
+        reserveBytes(text.count)
         (bytes + byteCount).update(from: source.assumingMemoryBound(to: UInt8.self), count: text.count)
         byteCount += text.count
     }
+
+    /// A number: its text, then its classified value (a tag byte and 8 bytes, unaligned), so that
+    /// the number is classified here, while parsing, and not again by every reader.
+    func number(_ text: UnsafeRawBufferPointer) {
+        self.text(.number, text)
+        reserveBytes(Self.numberValueSize)
+        let value = bytes + byteCount
+        switch JSONNumberParser.classify(text) {
+        case .integer(let integer):
+            value.pointee = 0
+            UnsafeMutableRawPointer(value + 1).storeBytes(of: integer, as: Int64.self)
+        case .double(let double):
+            value.pointee = 1
+            UnsafeMutableRawPointer(value + 1).storeBytes(of: double, as: Double.self)
+        case .unrepresentable:
+            value.pointee = 2
+        }
+        byteCount += Self.numberValueSize
+    }
+
+    /// The bytes after a number's text that hold its value.
+    static var numberValueSize: Int { 9 }
 
     func scalar(_ kind: Kind, _ flag: Bool = false) {
         valueStarts()
@@ -147,8 +211,19 @@ struct TapeView {
     func string(_ index: Int) -> String { String(decoding: text(index), as: UTF8.self) }
 
     func number(_ index: Int) -> JSONNumber {
-        let bytes = self.text(index)
-        return JSONNumber(text: String(decoding: bytes, as: UTF8.self), value: JSONNumberParser.classify(bytes))
+        JSONNumber(text: String(decoding: text(index), as: UTF8.self), value: numberValue(index))
+    }
+
+    /// The value of the number at `index`, classified when it was recorded.
+    @inline(__always)
+    func numberValue(_ index: Int) -> JSONNumber.Value {
+        let entry = entries[index]
+        let value = UnsafeRawPointer(bytes.baseAddress! + entry.a + entry.b)
+        switch value.load(as: UInt8.self) {
+        case 0: return .integer(value.loadUnaligned(fromByteOffset: 1, as: Int64.self))
+        case 1: return .double(value.loadUnaligned(fromByteOffset: 1, as: Double.self))
+        default: return .unrepresentable
+        }
     }
 
     /// Whether the key at `index` equals `key`'s UTF-8, without allocating.

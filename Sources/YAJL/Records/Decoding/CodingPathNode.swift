@@ -1,16 +1,44 @@
 /// The coding path as a linked list, extended per container without copying and made into an
 /// array only when someone asks, usually for an error message.
-indirect enum CodingPathNode: Sendable {
-    case root
-    case key(String, parent: CodingPathNode)
-    case index(Int, parent: CodingPathNode)
+///
+/// A class, so that containers can refer to their node without retaining it (the decoder keeps
+/// the nodes of the values it is inside alive; see ``TapeDecoder/keepAlive(_:)``).
+final class CodingPathNode: Sendable {
+    private enum Step {
+        case root
+        case key(String)
+        case index(Int)
+    }
+
+    private let step: Step
+    private let parent: CodingPathNode?
+
+    private init(_ step: Step, parent: CodingPathNode?) {
+        self.step = step
+        self.parent = parent
+    }
+
+    /// The empty path.
+    static let root = CodingPathNode(.root, parent: nil)
+
+    /// `parent`'s path followed by an object key.
+    static func key(_ key: String, parent: CodingPathNode) -> CodingPathNode { CodingPathNode(.key(key), parent: parent) }
+
+    /// `parent`'s path followed by an array index.
+    static func index(_ index: Int, parent: CodingPathNode) -> CodingPathNode { CodingPathNode(.index(index), parent: parent) }
 
     var codingPath: [any CodingKey] {
-        switch self {
-        case .root: return []
-        case .key(let key, let parent): return parent.codingPath + [RecordCodingKey(stringValue: key)]
-        case .index(let index, let parent): return parent.codingPath + [RecordCodingKey(intValue: index)]
+        var keys: [any CodingKey] = []
+        var node: CodingPathNode? = self
+        while let current = node {
+            switch current.step {
+            case .root: break
+            case .key(let key): keys.append(RecordCodingKey(stringValue: key))
+            case .index(let index): keys.append(RecordCodingKey(intValue: index))
+            }
+            node = current.parent
         }
+        return keys.reversed()
     }
 }
 

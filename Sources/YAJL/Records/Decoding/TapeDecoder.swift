@@ -13,15 +13,96 @@ final class DecodingSession {
         return formatter
     }()
 
+    /// Whether keys are compared as they are (no key strategy).
+    let usesDefaultKeys: Bool
+    /// Per nesting depth (up to ``memberHintDepth``): the object last looked up and the member
+    /// after the last one found, so that keys decoded in document order are found with one
+    /// comparison. Never reallocated: containers keep a pointer to their slot.
+    private let memberHints: UnsafeMutablePointer<(object: Int, next: Int)>
+    static let memberHintDepth = 64
+    /// Hint slots handed out since the last reset.
+    private var memberHintsUsed = 0
+
     init(options: JSONRecordDecodingOptions) {
         self.options = options
         userInfo = options.userInfo
+        if case .useDefaultKeys = options.keyDecodingStrategy { usesDefaultKeys = true } else { usesDefaultKeys = false }
+        memberHints = .allocate(capacity: Self.memberHintDepth)
+        memberHints.initialize(repeating: (-1, 0), count: Self.memberHintDepth)
     }
+
+    deinit { memberHints.deallocate() }
+
+    /// The member hint slot for containers at `depth`; none below ``memberHintDepth``.
+    func memberHint(depth: Int) -> UnsafeMutablePointer<(object: Int, next: Int)>? {
+        guard depth < Self.memberHintDepth else { return nil }
+        memberHintsUsed = max(memberHintsUsed, depth + 1)
+        return memberHints + depth
+    }
+
+    /// Forgets the member hints: they hold indices into the record just decoded.
+    private func resetMemberHints() {
+        memberHints.update(repeating: (-1, 0), count: memberHintsUsed)
+        memberHintsUsed = 0
+    }
+
+    /// Per depth, the keyed containers made so far by the record decoder, one per key type.
+    private var keyedContainers: [[CachedKeyedContainer]] = []
+
+    private struct CachedKeyedContainer {
+        let keyType: ObjectIdentifier
+        let position: ObjectPosition
+        let holder: AnyObject
+    }
+
+    private final class ContainerHolder<Key: CodingKey> {
+        let container: KeyedDecodingContainer<Key>
+        init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
+    }
+
+    /// The record decoder's keyed container at `object`: the one made before for the same key
+    /// type at the same depth, moved to `object`, or a new one.
+    ///
+    /// Making a `KeyedDecodingContainer` costs several lookups in the runtime's metadata caches
+    /// (the container, its box, the conformance) and a box; reusing one costs one lookup. Safe
+    /// because the record decoder's containers at one depth are used one after the other: a
+    /// container lives in one `init(from:)` call, and the values it decodes are one level
+    /// deeper. (Nested containers, which can live side by side, are never cached.)
+    func keyedContainer<Key: CodingKey>(
+        keyedBy type: Key.Type, decoder: TapeDecoder, object: Int, depth: Int, node: CodingPathNode
+    ) -> KeyedDecodingContainer<Key> {
+        guard depth < Self.memberHintDepth else {
+            return decoder.nestedKeyedContainer(keyedBy: type, object: object, depth: depth, node: node)
+        }
+        while keyedContainers.count <= depth { keyedContainers.append([]) }
+        let keyType = ObjectIdentifier(Key.self)
+        for cached in keyedContainers[depth] where cached.keyType == keyType {
+            cached.position.object = object
+            cached.position.node = node
+            return unsafeDowncast(cached.holder, to: ContainerHolder<Key>.self).container
+        }
+        let position = ObjectPosition(object: object, node: node, depth: depth, hint: memberHint(depth: depth))
+        let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: decoder, position: position))
+        keyedContainers[depth].append(CachedKeyedContainer(keyType: keyType, position: position, holder: ContainerHolder(container)))
+        return container
+    }
+
+    /// The decoder of records, reused from record to record.
+    private var recordDecoder: TapeDecoder?
 
     /// Decodes the value at `index` of the tape.
     func decode<T: Decodable>(_ type: T.Type, from view: TapeView, at index: Int) throws -> T {
         if T.self == JSONValue.self { return view.value(index) as! T }
-        return try TapeDecoder(view: view, index: index, session: self).decodeCurrent(T.self)
+        defer { resetMemberHints() }
+        let decoder: TapeDecoder
+        if let recordDecoder {
+            decoder = recordDecoder
+            decoder.reset(view: view, index: index)
+        } else {
+            decoder = TapeDecoder(view: view, index: index, session: self, cachesContainers: true)
+            recordDecoder = decoder
+        }
+        return try decoder.decodeCurrent(T.self)
     }
 
     func convert(key: String) -> String {
@@ -51,21 +132,43 @@ final class DecodingSession {
 }
 
 /// A `Decoder` over one record on a ``Tape``, in the style of swift-foundation's `JSONDecoder`:
-/// one instance per record, which moves its current position and coding-path node down and back up
-/// as nested values are decoded. Keys are compared as bytes; a `String` is made only for `String`
-/// values. Containers decode the primitive types directly, without the generic path.
+/// one instance, which moves its current position and coding-path node down and back up as nested
+/// values are decoded (and which the session reuses from record to record). Keys are compared as
+/// bytes; a `String` is made only for `String` values. Containers decode the primitive types
+/// directly, without the generic path.
 ///
-/// Valid only while the tape is unchanged: decoding happens inside `Tape.withView`.
+/// Valid only while the tape is unchanged: a record is decoded before its tape is handed back.
 final class TapeDecoder: Decoder {
-    let view: TapeView
+    private(set) var view: TapeView
     private(set) var index: Int
     private(set) var node: CodingPathNode = .root
-    let session: DecodingSession
+    /// How many values deep the current value is in the record (for the member hints).
+    private(set) var depth = 0
+    /// Not retained: the session outlives every decoder (the record reader holds it).
+    unowned(unsafe) let session: DecodingSession
+    /// Nodes and positions of nested containers, which containers refer to without retaining.
+    private var nestedNodes: [CodingPathNode] = []
+    private var nestedPositions: [ObjectPosition] = []
+    /// Whether `container(keyedBy:)` reuses the session's cached containers: only for the
+    /// session's record decoder (their containers refer to it).
+    let cachesContainers: Bool
 
-    init(view: TapeView, index: Int, session: DecodingSession) {
+    init(view: TapeView, index: Int, session: DecodingSession, cachesContainers: Bool = false) {
         self.view = view
         self.index = index
         self.session = session
+        self.cachesContainers = cachesContainers
+    }
+
+    /// Places the decoder at the root of the record at `index` of `view` (decoders are reused
+    /// from record to record).
+    func reset(view: TapeView, index: Int) {
+        self.view = view
+        self.index = index
+        node = .root
+        depth = 0
+        nestedNodes.removeAll(keepingCapacity: true)
+        nestedPositions.removeAll(keepingCapacity: true)
     }
 
     var codingPath: [any CodingKey] { node.codingPath }
@@ -73,7 +176,8 @@ final class TapeDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard view.entries[index].kind == .object else { throw Unbox.mismatch("object", view, index, node) }
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: index, node: node))
+        if cachesContainers { return session.keyedContainer(keyedBy: Key.self, decoder: self, object: index, depth: depth, node: node) }
+        return nestedKeyedContainer(keyedBy: Key.self, object: index, depth: depth, node: node)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -86,25 +190,28 @@ final class TapeDecoder: Decoder {
     /// Decodes `T` from the value at `index` at `node`, then returns to the current value.
     /// Primitives and arrays of primitives are decoded directly, without building the node.
     func decode<T: Decodable>(_ type: T.Type, at index: Int, node: @autoclosure () -> CodingPathNode) throws -> T {
-        if let value = try decodePrimitive(type, at: index, node: node()) { return value }
+        let id = ObjectIdentifier(T.self)
+        if KnownTypes.shared.isDirect(id) { return try decodeDirect(type, id, at: index, node: node()) }
         let (savedIndex, savedNode) = (self.index, self.node)
         self.index = index
         self.node = node()
+        depth += 1
         defer {
             self.index = savedIndex
             self.node = savedNode
+            depth -= 1
         }
         return try decodeCurrent(type)
     }
 
-    /// `T` decoded directly if it is a primitive or an array of primitives (the common fields of
-    /// records), else `nil`. Saves the generic path's node, container and existential per value.
+    /// `T`, one of the types decoded directly (``KnownTypes/isDirect(_:)``): the common fields of
+    /// records. Saves the generic path's node, container and existential per value.
     ///
     /// The types are compared by identity against identities computed once: writing `[String].self`
-    /// here would ask the runtime for `Array<String>`'s metadata on every call.
+    /// here would ask the runtime for `Array<String>`'s metadata on every call, and returning `T?`
+    /// would ask for `Optional<T>`'s.
     @inline(__always)
-    private func decodePrimitive<T>(_ type: T.Type, at index: Int, node: @autoclosure () -> CodingPathNode) throws -> T? {
-        let id = ObjectIdentifier(T.self)
+    private func decodeDirect<T>(_ type: T.Type, _ id: ObjectIdentifier, at index: Int, node: @autoclosure () -> CodingPathNode) throws -> T {
         let known = KnownTypes.shared
         if id == known.string { return unsafeBitCast(try Unbox.string(view, index, node()), to: T.self) }
         if id == known.double { return unsafeBitCast(try Unbox.double(view, index, node()), to: T.self) }
@@ -112,10 +219,8 @@ final class TapeDecoder: Decoder {
         if id == known.bool { return unsafeBitCast(try Unbox.bool(view, index, node()), to: T.self) }
         if id == known.strings { return unsafeBitCast(try array(at: index, node: node(), Unbox.string), to: T.self) }
         if id == known.doubles { return unsafeBitCast(try array(at: index, node: node(), Unbox.double), to: T.self) }
-        if id == known.ints {
-            return unsafeBitCast(try array(at: index, node: node()) { try Unbox.integer($0, $1, $2(), as: Int.self) }, to: T.self)
-        }
-        return nil
+        precondition(id == known.ints, "not a directly decoded type")
+        return unsafeBitCast(try array(at: index, node: node()) { try Unbox.integer($0, $1, $2(), as: Int.self) }, to: T.self)
     }
 
     /// An array of primitives, decoded element by element with `element`.
@@ -139,7 +244,8 @@ final class TapeDecoder: Decoder {
     /// Decodes `T` from the current value, with the special cases `JSONDecoder` has (dates, data,
     /// URLs, decimals) and ours (`JSONValue`).
     func decodeCurrent<T: Decodable>(_ type: T.Type) throws -> T {
-        if let value = try decodePrimitive(type, at: index, node: node) { return value }
+        let id = ObjectIdentifier(T.self)
+        if KnownTypes.shared.isDirect(id) { return try decodeDirect(type, id, at: index, node: node) }
         if T.self == JSONValue.self { return view.value(index) as! T }
         if T.self == JSONFragment.self {
             var bytes: [UInt8] = []
@@ -185,6 +291,27 @@ final class TapeDecoder: Decoder {
     }
 }
 
+/// Where a keyed container reads: its object on the tape and its coding-path node. A class, so
+/// that a cached container can be moved to the next object (see
+/// ``DecodingSession/keyedContainer(keyedBy:decoder:object:depth:node:)``).
+final class ObjectPosition {
+    /// The object's entry on the tape.
+    var object: Int
+    /// Not retained: the decoder holds it (its current node, or a nested container's).
+    unowned(unsafe) var node: CodingPathNode
+    /// The object's nesting depth in the record.
+    let depth: Int
+    /// This depth's member hint (see ``DecodingSession/memberHint(depth:)``).
+    let hint: UnsafeMutablePointer<(object: Int, next: Int)>?
+
+    init(object: Int, node: CodingPathNode, depth: Int, hint: UnsafeMutablePointer<(object: Int, next: Int)>?) {
+        self.object = object
+        self.node = node
+        self.depth = depth
+        self.hint = hint
+    }
+}
+
 /// The identities of the types ``TapeDecoder`` decodes directly, computed once.
 struct KnownTypes: Sendable {
     let string = ObjectIdentifier(String.self)
@@ -194,6 +321,12 @@ struct KnownTypes: Sendable {
     let strings = ObjectIdentifier([String].self)
     let doubles = ObjectIdentifier([Double].self)
     let ints = ObjectIdentifier([Int].self)
+
+    /// Whether `id` is one of these types.
+    @inline(__always)
+    func isDirect(_ id: ObjectIdentifier) -> Bool {
+        id == string || id == double || id == int || id == bool || id == strings || id == doubles || id == ints
+    }
 
     static let shared = KnownTypes()
 }
@@ -228,7 +361,7 @@ enum Unbox {
 
     static func double(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Double {
         guard view.entries[index].kind == .number else { throw mismatch("Double", view, index, node()) }
-        switch JSONNumberParser.classify(view.text(index)) {
+        switch view.numberValue(index) {
         case .integer(let integer): return Double(integer)
         case .double(let double): return double
         case .unrepresentable: throw corrupted("\(view.string(index)) does not fit in Double", node())
@@ -243,7 +376,7 @@ enum Unbox {
 
     static func integer<T: FixedWidthInteger>(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode, as type: T.Type) throws -> T {
         guard view.entries[index].kind == .number else { throw mismatch("\(T.self)", view, index, node()) }
-        switch JSONNumberParser.classify(view.text(index)) {
+        switch view.numberValue(index) {
         case .integer(let integer):
             if let exact = T(exactly: integer) { return exact }
         case .double(let double):
@@ -276,10 +409,24 @@ extension TapeDecoder: SingleValueDecodingContainer {
 }
 
 struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: TapeDecoder
+    /// Not retained: a container lives inside its decoder's `decode` call, which holds the decoder
+    /// (and the tape it reads is valid only then).
+    unowned(unsafe) let decoder: TapeDecoder
+    /// Not retained: the session's container cache or the decoder holds it.
+    unowned(unsafe) let position: ObjectPosition
+    /// Whether keys are compared as they are, with no key strategy.
+    private let usesDefaultKeys: Bool
+
+    init(decoder: TapeDecoder, position: ObjectPosition) {
+        self.decoder = decoder
+        self.position = position
+        usesDefaultKeys = decoder.session.usesDefaultKeys
+    }
+
     /// The object's entry on the tape.
-    let object: Int
-    let node: CodingPathNode
+    private var object: Int { position.object }
+    private var node: CodingPathNode { position.node }
+    private var depth: Int { position.depth }
 
     var codingPath: [any CodingKey] { node.codingPath }
     private var view: TapeView { decoder.view }
@@ -308,22 +455,33 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// The value entry of the first member whose key maps to `key`.
+    ///
+    /// Synthesized `init(from:)` asks for the keys in declaration order, which is usually the
+    /// document's order: the member after the last one found is tried first.
     private func member(_ key: Key) -> Int? {
         let wanted = key.stringValue
         let end = view.entries[object].a
+        let hint = position.hint
+        if let hint, hint.pointee.object == object, hint.pointee.next < end, matches(hint.pointee.next, wanted) {
+            let value = hint.pointee.next + 1
+            hint.pointee.next = view.next(value)
+            return value
+        }
         var child = object + 1
-        if case .useDefaultKeys = session.options.keyDecodingStrategy {
-            while child < end {
-                if view.keyEquals(child, wanted) { return child + 1 }
-                child = view.next(child + 1)
+        while child < end {
+            if matches(child, wanted) {
+                hint?.pointee = (object, view.next(child + 1))
+                return child + 1
             }
-        } else {
-            while child < end {
-                if codingKeyName(forKeyAt: child) == wanted { return child + 1 }
-                child = view.next(child + 1)
-            }
+            child = view.next(child + 1)
         }
         return nil
+    }
+
+    /// Whether the key entry at `index` maps to `wanted`.
+    @inline(__always)
+    private func matches(_ index: Int, _ wanted: String) -> Bool {
+        usesDefaultKeys ? view.keyEquals(index, wanted) : codingKeyName(forKeyAt: index) == wanted
     }
 
     private func childNode(_ key: Key) -> CodingPathNode { .key(key.stringValue, parent: node) }
@@ -371,13 +529,13 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let value = try require(key)
         guard view.entries[value].kind == .object else { throw Unbox.mismatch("object", view, value, childNode(key)) }
-        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: value, node: childNode(key)))
+        return decoder.nestedKeyedContainer(keyedBy: NestedKey.self, object: value, depth: depth + 1, node: childNode(key))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let value = try require(key)
         guard view.entries[value].kind == .array else { throw Unbox.mismatch("array", view, value, childNode(key)) }
-        return UnkeyedContainer(decoder: decoder, array: value, node: childNode(key))
+        return UnkeyedContainer(decoder: decoder, array: value, node: decoder.keepAlive(childNode(key)))
     }
 
     func superDecoder() throws -> any Decoder {
@@ -393,6 +551,20 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 }
 
 extension TapeDecoder {
+    /// Keeps `node` alive as long as the decoder (for a nested container's node, which nothing
+    /// else holds), and returns it.
+    func keepAlive(_ node: CodingPathNode) -> CodingPathNode {
+        nestedNodes.append(node)
+        return node
+    }
+
+    /// A new keyed container (not cached), kept alive by the decoder.
+    func nestedKeyedContainer<Key: CodingKey>(keyedBy type: Key.Type, object: Int, depth: Int, node: CodingPathNode) -> KeyedDecodingContainer<Key> {
+        let position = ObjectPosition(object: object, node: keepAlive(node), depth: depth, hint: session.memberHint(depth: depth))
+        nestedPositions.append(position)
+        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, position: position))
+    }
+
     /// The same decoder placed at `node` (for `superDecoder`).
     func positioned(at node: CodingPathNode) -> TapeDecoder {
         self.node = node
@@ -401,8 +573,10 @@ extension TapeDecoder {
 }
 
 struct UnkeyedContainer: UnkeyedDecodingContainer {
-    let decoder: TapeDecoder
-    let node: CodingPathNode
+    /// Not retained, as in ``KeyedContainer``.
+    unowned(unsafe) let decoder: TapeDecoder
+    /// Not retained, as in ``KeyedContainer``.
+    unowned(unsafe) let node: CodingPathNode
     private let end: Int
     private var position: Int
     private(set) var currentIndex = 0
@@ -459,14 +633,14 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         let (value, index) = try next(KeyedDecodingContainer<NestedKey>.self)
         let node = elementNode(index)
         guard view.entries[value].kind == .object else { throw Unbox.mismatch("object", view, value, node) }
-        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: value, node: node))
+        return decoder.nestedKeyedContainer(keyedBy: NestedKey.self, object: value, depth: decoder.depth + 1, node: node)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let (value, index) = try next((any UnkeyedDecodingContainer).self)
         let node = elementNode(index)
         guard view.entries[value].kind == .array else { throw Unbox.mismatch("array", view, value, node) }
-        return UnkeyedContainer(decoder: decoder, array: value, node: node)
+        return UnkeyedContainer(decoder: decoder, array: value, node: decoder.keepAlive(node))
     }
 
     mutating func superDecoder() throws -> any Decoder {

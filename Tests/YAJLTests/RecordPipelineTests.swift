@@ -1,0 +1,236 @@
+import Foundation
+import Synchronization
+import Testing
+import YAJLFixtures
+@testable import YAJL
+
+/// Concurrent parsing (``JSONRecordOptions/parsesConcurrently``) against parsing in the caller's
+/// thread, and the decoder's reuse of containers against Foundation's `JSONDecoder`.
+@Suite("Record pipeline and decoder reuse")
+struct RecordPipelineTests {
+    static func options(concurrent: Bool, chunkSize: Int = 64 << 10, skip: Bool = false) -> JSONRecordOptions {
+        var options = JSONRecordOptions()
+        options.parsesConcurrently = concurrent
+        options.parser.chunkSize = chunkSize
+        if skip { options.onDecodingFailure = .skip }
+        return options
+    }
+
+    /// Every record (value, path, line, offset) and the final error, if any.
+    static func drain<Record: Decodable & Equatable>(
+        _ type: Record.Type, _ path: String, _ text: String, _ options: JSONRecordOptions
+    ) throws -> (records: [JSONRecord<Record>], error: String?, skipped: Int) {
+        let reader = try JSONRecordReader(type, at: path, from: .text(text), options: options)
+        var records: [JSONRecord<Record>] = []
+        do {
+            while let record = try reader.nextRecord() { records.append(record) }
+            return (records, nil, reader.report.skippedCount)
+        } catch {
+            return (records, "\(error)", reader.report.skippedCount)
+        }
+    }
+
+    static func same<Record: Equatable>(_ a: [JSONRecord<Record>], _ b: [JSONRecord<Record>]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy {
+            $0.value == $1.value && $0.path == $1.path && $0.line == $1.line && $0.byteOffset == $1.byteOffset
+        }
+    }
+
+    struct Row: Decodable, Equatable {
+        let id: Int
+        let name: String
+        let tags: [String]
+    }
+
+    /// Many records, so that batches end inside records at every chunk size.
+    static let rows: String = {
+        var text = #"{"results": ["#
+        for id in 0..<2_000 {
+            text += (id == 0 ? "" : ",") + #"{"id": \#(id), "name": "row \#(id) \#(String(repeating: "é", count: id % 40))", "tags": ["\#(id % 7)"]}"#
+        }
+        return text + "]}"
+    }()
+
+    @Test(arguments: [1, 7, 4093, 64 << 10])
+    func concurrentParsingDeliversTheSameRecords(chunkSize: Int) throws {
+        let serial = try Self.drain(Row.self, "$.results[*]", Self.rows, Self.options(concurrent: false, chunkSize: chunkSize))
+        let concurrent = try Self.drain(Row.self, "$.results[*]", Self.rows, Self.options(concurrent: true, chunkSize: chunkSize))
+        #expect(serial.records.count == 2_000)
+        #expect(serial.error == nil && concurrent.error == nil)
+        #expect(Self.same(serial.records, concurrent.records))
+    }
+
+    @Test(arguments: [1, 64 << 10])
+    func errorsKeepTheirPlaceAmongRecords(chunkSize: Int) throws {
+        // A record that fails to decode, in both modes; then a syntax error after good records.
+        let text = Self.rows.replacingOccurrences(of: #"{"id": 1500,"#, with: #"{"id": "x","#)
+            .replacingOccurrences(of: #"{"id": 1900,"#, with: #"{"id": 1900 1,"#)
+        for skip in [false, true] {
+            let serial = try Self.drain(Row.self, "$.results[*]", text, Self.options(concurrent: false, chunkSize: chunkSize, skip: skip))
+            let concurrent = try Self.drain(Row.self, "$.results[*]", text, Self.options(concurrent: true, chunkSize: chunkSize, skip: skip))
+            #expect(serial.records.count == (skip ? 1_899 : 1_500))
+            #expect(serial.error != nil)
+            #expect(concurrent.error == serial.error)
+            #expect(concurrent.skipped == serial.skipped)
+            #expect(Self.same(serial.records, concurrent.records))
+        }
+    }
+
+    @Test func aLimitStopsTheParsingThreadEarly() throws {
+        let probe = DeliveryProbe(RepeatingSource(prefix: #"{"results": ["#, fill: #"{"id": 1, "name": "n", "tags": []},"#, count: 10_000_000, suffix: "0]}"))
+        var options = Self.options(concurrent: true)
+        options.limit = 3
+        let reader = try JSONRecordReader(Row.self, at: "$.results[*]", from: probe, options: options)
+        var count = 0
+        while try reader.next() != nil { count += 1 }
+        #expect(count == 3)
+        #expect(reader.report.bytesRead <= 64 << 10)
+    }
+
+    /// A never-ending source that says when it has been released, from whichever thread.
+    final class EndlessSource: JSONByteSource {
+        private var base = RepeatingSource(prefix: #"{"results": ["#, fill: #"{"id": 1, "name": "n", "tags": []},"#, count: nil, suffix: "")
+        private let flag: ReleaseFlag
+        init(_ flag: ReleaseFlag) { self.flag = flag }
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { try base.read(into: buffer) }
+        deinit { flag.released.store(true, ordering: .sequentiallyConsistent) }
+    }
+
+    final class ReleaseFlag: Sendable {
+        let released = Atomic<Bool>(false)
+    }
+
+    @Test func droppingTheReaderStopsTheParsingThreadAndReleasesTheSource() async throws {
+        let flag = ReleaseFlag()
+        do {
+            let reader = try JSONRecordReader(Row.self, at: "$.results[*]", from: EndlessSource(flag), options: Self.options(concurrent: true))
+            for _ in 0..<1_000 { #expect(try reader.next() != nil) }
+        }
+        // The parsing thread notices between reads; give it up to 5 s.
+        var waited = 0
+        while !flag.released.load(ordering: .sequentiallyConsistent) && waited < 5_000 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 10
+        }
+        let released = flag.released.load(ordering: .sequentiallyConsistent)
+        #expect(released, "the source was not released after the reader was dropped")
+    }
+
+    // MARK: Decoder reuse, checked against JSONDecoder
+
+    /// Decodes every element of `$[*]` with the record reader (both modes) and with `JSONDecoder`.
+    static func expectMatchesJSONDecoder<T: Decodable & Equatable>(_ type: T.Type, _ json: String) throws {
+        let expected = try JSONDecoder().decode([T].self, from: Data(json.utf8))
+        for concurrent in [false, true] {
+            let reader = try JSONRecordReader(T.self, at: "$[*]", from: .text(json), options: options(concurrent: concurrent))
+            var decoded: [T] = []
+            while let value = try reader.next() { decoded.append(value) }
+            #expect(decoded == expected, "parsesConcurrently: \(concurrent)")
+        }
+    }
+
+    struct Tree: Decodable, Equatable {
+        let name: String
+        let children: [Tree]
+    }
+
+    @Test func recursiveTypesUseTheirContainersAtEveryDepth() throws {
+        try Self.expectMatchesJSONDecoder(Tree.self, #"""
+            [{"name": "a", "children": [{"name": "b", "children": [{"name": "c", "children": []}]}, {"name": "d", "children": []}]},
+             {"name": "e", "children": [{"name": "f", "children": []}]}]
+            """#)
+    }
+
+    struct AnyKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Containers of one key type alive side by side: twice the same object, and two nested ones.
+    struct SideBySide: Decodable, Equatable {
+        let x: Int, y: Int, first: Int, second: Int, inner: Inner
+
+        struct Inner: Decodable, Equatable {
+            let x: Int
+            init(from decoder: any Decoder) throws {
+                x = try decoder.container(keyedBy: AnyKey.self).decode(Int.self, forKey: AnyKey("x"))
+            }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let a = try decoder.container(keyedBy: AnyKey.self)
+            let b = try decoder.container(keyedBy: AnyKey.self)
+            let n1 = try a.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("n1"))
+            let n2 = try a.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("n2"))
+            inner = try a.decode(Inner.self, forKey: AnyKey("inner"))  // the same key type, one level deeper
+            second = try n2.decode(Int.self, forKey: AnyKey("v"))
+            first = try n1.decode(Int.self, forKey: AnyKey("v"))
+            y = try b.decode(Int.self, forKey: AnyKey("y"))
+            x = try a.decode(Int.self, forKey: AnyKey("x"))
+        }
+    }
+
+    @Test func containersOfOneKeyTypeSideBySide() throws {
+        try Self.expectMatchesJSONDecoder(SideBySide.self, #"""
+            [{"x": 1, "y": 2, "n1": {"v": 3}, "n2": {"v": 4}, "inner": {"x": 5}},
+             {"inner": {"x": 10}, "n2": {"v": 9}, "n1": {"v": 8}, "y": 7, "x": 6}]
+            """#)
+    }
+
+    class Base: Decodable, Equatable {
+        let id: Int
+        static func == (a: Base, b: Base) -> Bool { type(of: a) == type(of: b) && a.isEqual(to: b) }
+        func isEqual(to other: Base) -> Bool { id == other.id }
+    }
+
+    final class Derived: Base {
+        let name: String
+        enum CodingKeys: String, CodingKey { case name }
+        required init(from decoder: any Decoder) throws {
+            name = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
+            try super.init(from: decoder)
+        }
+        override func isEqual(to other: Base) -> Bool { super.isEqual(to: other) && name == (other as? Derived)?.name }
+    }
+
+    @Test func subclassesAndTheirSuperclassShareTheDecoder() throws {
+        try Self.expectMatchesJSONDecoder(Derived.self, #"[{"id": 1, "name": "a"}, {"name": "b", "id": 2}]"#)
+    }
+
+    struct Mixed: Decodable, Equatable {
+        enum Shape: Codable, Equatable {
+            case circle(radius: Double)
+            case rectangle(width: Double, height: Double)
+        }
+        let shapes: [Shape]
+        let byName: [String: [String: Int]]
+        let maybe: [Int?]
+    }
+
+    @Test func enumsDictionariesAndOptionals() throws {
+        try Self.expectMatchesJSONDecoder(Mixed.self, #"""
+            [{"shapes": [{"circle": {"radius": 1.5}}, {"rectangle": {"width": 2, "height": 3}}],
+              "byName": {"a": {"x": 1, "y": 2}, "b": {}}, "maybe": [1, null, 3]},
+             {"shapes": [], "byName": {"z": {"q": 9}}, "maybe": []}]
+            """#)
+    }
+
+    struct Shipment: Decodable {
+        struct Address: Decodable { let zip: Int }
+        let address: Address
+    }
+
+    @Test func errorPathsAreRightAfterContainersAreReused() throws {
+        let json = #"{"results": [{"address": {"zip": 1}}, {"address": {"zip": 2}}, {"address": {"zip": "3"}}]}"#
+        for concurrent in [false, true] {
+            let reader = try JSONRecordReader(Shipment.self, at: "$.results[*]", from: .text(json), options: Self.options(concurrent: concurrent))
+            #expect(try reader.next()?.address.zip == 1)
+            #expect(try reader.next()?.address.zip == 2)
+            let error = #expect(throws: JSONRecordDecodingError.self) { try reader.next() }
+            #expect(error?.description == "$.results[2].address.zip: expected Int, found string")
+        }
+    }
+}
