@@ -33,7 +33,7 @@ public struct JSONRecordOptions: Sendable {
     /// errors and their order are the same either way, and decoding (your `init(from:)`, custom
     /// strategies) still runs on the caller's thread; the source is read on the parsing thread.
     /// ``JSONRecords`` (async) always parses in its task.
-    public var parsesConcurrently = ProcessInfo.processInfo.activeProcessorCount > 1
+    public var parsesConcurrently = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
 
     /// The defaults: strict single-document JSON, stop on the first record that does not decode.
     public init() {}
@@ -55,8 +55,10 @@ public struct JSONRecordOptions: Sendable {
 /// Safe to read from any thread while the stream runs.
 public final class JSONRecordReport: @unchecked Sendable {
     private let lock = NSLock()
-    // Counted per record and per read: atomics, not the lock.
+    // Counted per record and per read: atomics, not the lock. With concurrent parsing the caller
+    // writes the first and the parsing thread the second: a cache line apart.
     private let _delivered = Atomic<Int>(0)
+    private let cacheLinePadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     private let _bytesRead = Atomic<Int>(0)
     private var _skipped = 0
     private var _failures: [JSONRecordDecodingError] = []

@@ -11,13 +11,19 @@
 /// being decoded and the records of the current chunk, never the document. Use
 /// `JSONValue` as `Record` for owned values. For `async` code see ``JSONRecords``.
 public final class JSONRecordReader<Record: Decodable> {
-    private let extraction: RecordExtraction<Record>
+    /// Parsing in `next()` (``JSONRecordOptions/parsesConcurrently`` off).
+    private var extraction: RecordExtraction<Record>?
     private var source: (any JSONByteSource)?
-    /// Parsing on a thread of its own (``JSONRecordOptions/parsesConcurrently``), started by the first `next()`.
+    /// Parsing on a thread of its own, started by the first `next()`.
     private var pipeline: RecordPipeline<Record>?
+    private var pipelineStarted = false
+    private let queries: [JSONPathQuery]
+    private let options: JSONRecordOptions
+    /// Where `next()` has a record decoded (uninitialized between calls).
+    private let valueSlot = UnsafeMutablePointer<Record>.allocate(capacity: 1)
 
     /// What the reader has done so far: records delivered and skipped, bytes read.
-    public var report: JSONRecordReport { extraction.report }
+    public let report: JSONRecordReport
 
     /// A reader of the values at any of `paths` (each a JSONPath such as `$.results[*]`).
     /// - Throws: ``JSONPathSyntaxError`` for an invalid path.
@@ -25,13 +31,22 @@ public final class JSONRecordReader<Record: Decodable> {
         _ type: Record.Type = Record.self, at paths: [String], from source: some JSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) throws {
-        extraction = try RecordExtraction(
-            queries: try paths.map(JSONPathQuery.init), options: options, report: JSONRecordReport(maxKept: options.maxKeptFailures))
-        self.source = source
-        if options.parsesConcurrently { pipeline = RecordPipeline(extraction: extraction, source: source) }
+        queries = try paths.map(JSONPathQuery.init)
+        self.options = options
+        report = JSONRecordReport(maxKept: options.maxKeptFailures)
+        if options.parsesConcurrently {
+            try RecordExtraction<Record>.validate(queries)
+            pipeline = RecordPipeline(queries: queries, options: options, report: report, source: source)
+        } else {
+            extraction = try RecordExtraction(queries: queries, options: options, report: report)
+            self.source = source
+        }
     }
 
-    deinit { pipeline?.cancel() }
+    deinit {
+        pipeline?.cancel()
+        valueSlot.deallocate()
+    }
 
     /// A reader of the values at `path`.
     public convenience init(
@@ -43,13 +58,15 @@ public final class JSONRecordReader<Record: Decodable> {
 
     /// The next record, or `nil` at the end (of the input, or of the matches, or at the limit).
     public func next() throws -> Record? {
-        if let pipeline = startedPipeline() { return try pipeline.nextValue() }
-        return try nextRecord()?.value
+        guard let pipeline = startedPipeline() else { return try nextRecord()?.value }
+        guard try pipeline.nextValue(into: valueSlot) else { return nil }
+        return valueSlot.move()
     }
 
     /// The next record with where it came from (its path, which path matched, its line).
     public func nextRecord() throws -> JSONRecord<Record>? {
         if let pipeline = startedPipeline() { return try pipeline.nextRecord() }
+        guard let extraction = try serialExtraction() else { return nil }
         while true {
             if let record = try extraction.next() { return record }
             guard !extraction.isDone, source != nil else {
@@ -66,14 +83,28 @@ public final class JSONRecordReader<Record: Decodable> {
         }
     }
 
-    /// The pipeline, started on first use; `nil` when parsing is not concurrent.
+    /// The pipeline, started on first use; `nil` when parsing is not concurrent (or no thread
+    /// could be started: then the reader goes on without one).
     private func startedPipeline() -> RecordPipeline<Record>? {
         guard let pipeline else { return nil }
-        if source != nil {
-            source = nil  // the parsing thread has it now
-            pipeline.start()
+        if !pipelineStarted {
+            pipelineStarted = true
+            if !pipeline.start() {
+                source = pipeline.takeSource()
+                self.pipeline = nil
+                return nil
+            }
         }
         return pipeline
+    }
+
+    /// The engine when parsing in `next()`, made on first use after a failed thread start.
+    private func serialExtraction() throws -> RecordExtraction<Record>? {
+        if let extraction { return extraction }
+        guard source != nil else { return nil }
+        let made = try RecordExtraction<Record>(queries: queries, options: options, report: report)
+        extraction = made
+        return made
     }
 
     /// Calls `body` with every remaining record.

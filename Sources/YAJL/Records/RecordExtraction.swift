@@ -1,12 +1,12 @@
 /// The engine behind ``JSONRecordReader`` and ``JSONRecords``: a parser with a ``RecordSelector``,
-/// a read buffer, and decoding of the captured values as they are handed out.
+/// a read buffer, and decoding of the captured values (``RecordDecoding``) as they are handed out.
 ///
-/// The wrappers only supply the reads (blocking or `async`); everything else is here.
+/// The wrappers only supply the reads (blocking or `async`); everything else is here. With
+/// concurrent parsing, ``RecordPipeline`` uses one on its thread for the reading and parsing only.
 final class RecordExtraction<Record: Decodable> {
     private let parser: JSONParser
     private let selector: RecordSelector
-    private let session: DecodingSession
-    private let policy: JSONRecordOptions.DecodingFailurePolicy
+    private let decoding: RecordDecoding<Record>
     private var feeder: ChunkFeeder
     private var head = 0
     /// An input error, held back until the records completed before it have been handed out.
@@ -14,19 +14,25 @@ final class RecordExtraction<Record: Decodable> {
     let report: JSONRecordReport
 
     init(queries: [JSONPathQuery], options: JSONRecordOptions, report: JSONRecordReport) throws {
-        guard !queries.isEmpty else {
-            throw JSONPathSyntaxError(expression: "", position: 0, message: "no path to select")
-        }
+        try Self.validate(queries)
         selector = try RecordSelector(
             queries: queries, stopsEarly: options.stopsEarly && !options.parser.allowMultipleValues, limit: options.limit)
         // Records carry their paths (and decoding errors name them), so paths are always tracked.
         var parserOptions = options.parser
         parserOptions.tracksPath = true
         parser = JSONParser(options: parserOptions, handler: selector)
-        session = DecodingSession(options: options.decoding)
-        policy = options.onDecodingFailure
+        decoding = RecordDecoding(options: options, report: report)
         feeder = ChunkFeeder(options: options.parser)
         self.report = report
+    }
+
+    /// Throws what `init` would throw for `queries`: an empty list, or more paths than the
+    /// matcher takes.
+    static func validate(_ queries: [JSONPathQuery]) throws {
+        guard !queries.isEmpty else {
+            throw JSONPathSyntaxError(expression: "", position: 0, message: "no path to select")
+        }
+        _ = try PathMatcher(queries)
     }
 
     deinit { feeder.deallocate() }
@@ -77,76 +83,23 @@ final class RecordExtraction<Record: Decodable> {
                     head = 0
                 }
             }
-            if let record = try decodeRecord(selector.ready, position, from: selector.tape.view) { return record }
+            if let record = try decoding.decodeRecord(selector.ready, position, from: selector.tape.view) { return record }
         }
         return nil
+    }
+
+    /// Called while parsing when the completed records fill a batch (see ``RecordSelector/batchIsReady``).
+    var batchIsReady: (() -> Void)? {
+        get { selector.batchIsReady }
+        set { selector.batchIsReady = newValue }
     }
 
     /// Whether completed records wait to be handed out.
     var hasCompletedRecords: Bool { !selector.ready.isEmpty }
 
     /// The completed records, moved to `spare` (a tape no longer needed), for decoding elsewhere
-    /// with ``decode(_:from:)``.
+    /// (``RecordDecoding/decodeRecord(_:_:from:)``).
     func takeCompletedRecords(into spare: Tape) -> (tape: Tape, records: [SelectedValue]) {
         selector.takeCompletedRecords(into: spare)
-    }
-
-    /// Record `position` of `records` with its metadata, decoded from `view`; `nil` when it fails
-    /// to decode and failures are skipped.
-    func decodeRecord(_ records: [SelectedValue], _ position: Int, from view: TapeView) throws -> JSONRecord<Record>? {
-        guard let value = try decodeValue(records, position, from: view) else { return nil }
-        let raw = records[position]
-        return JSONRecord(
-            value: value, path: raw.path, queryIndex: raw.queryIndex, topLevelIndex: raw.topLevelIndex,
-            line: raw.line, byteOffset: raw.byteOffset)
-    }
-
-    /// The value of record `position` of `records`, decoded from `view`; `nil` when it fails to
-    /// decode and failures are skipped. (The record's metadata is read only for an error.)
-    func decodeValue(_ records: [SelectedValue], _ position: Int, from view: TapeView) throws -> Record? {
-        do {
-            let value = try session.decode(Record.self, from: view, at: records[position].start)
-            report.delivered()
-            return value
-        } catch {
-            let failure = Self.describe(error, record: records[position])
-            guard policy == .skip else { throw failure }
-            report.skipped(failure)
-            return nil
-        }
-    }
-
-    /// A decoding error with the record's path, the coding path and a plain message.
-    static func describe(_ error: any Error, record: SelectedValue) -> JSONRecordDecodingError {
-        guard let decodingError = error as? DecodingError else {
-            return JSONRecordDecodingError(
-                recordPath: record.path, path: record.path, message: "\(error)", line: record.line, underlying: nil)
-        }
-        let codingPath: [any CodingKey]
-        let message: String
-        switch decodingError {
-        case .typeMismatch(let type, let context):
-            codingPath = context.codingPath
-            message = type == Any.self ? context.debugDescription : "expected \(type): \(context.debugDescription)"
-        case .valueNotFound(let type, let context):
-            codingPath = context.codingPath
-            message = context.debugDescription.isEmpty ? "expected \(type), found nothing" : context.debugDescription
-        case .keyNotFound(let key, let context):
-            codingPath = context.codingPath
-            message = "missing key '\(key.stringValue)'"
-        case .dataCorrupted(let context):
-            codingPath = context.codingPath
-            message = context.debugDescription
-        @unknown default:
-            codingPath = []
-            message = "\(decodingError)"
-        }
-        let components = codingPath.map { key -> JSONPath.Component in
-            if let index = key.intValue, key.stringValue == "Index \(index)" { return .index(index) }
-            return .key(key.stringValue)
-        }
-        return JSONRecordDecodingError(
-            recordPath: record.path, path: JSONPath(record.path.components + components), message: message,
-            line: record.line, underlying: decodingError)
     }
 }

@@ -60,6 +60,11 @@ final class RecordSelector: JSONEventHandler {
     private(set) var selectedCount = 0
     /// Whether the selector stopped the parse because nothing more can match or the limit was hit.
     private(set) var finishedEarly = false
+    /// Called when a record completes and the tape holds at least ``batchFootprint`` bytes, to
+    /// hand the completed records out before the read ends (keeping tapes small).
+    var batchIsReady: (() -> Void)?
+    /// See ``batchIsReady``.
+    static var batchFootprint: Int { 64 << 10 }
 
     init(queries: [JSONPathQuery], stopsEarly: Bool, limit: Int?) throws {
         matcher = try PathMatcher(queries)
@@ -140,6 +145,7 @@ final class RecordSelector: JSONEventHandler {
             return
         }
         if info.anchors != 0 { exhaust(info.anchors, context: context) }
+        if let batchIsReady, tape.footprint >= Self.batchFootprint { batchIsReady() }
     }
 
     private func exhaust(_ queries: UInt64, context: JSONEventContext) {

@@ -35,6 +35,9 @@ final class Tape {
         bytes.deallocate()
     }
 
+    /// The bytes the recorded entries and text take.
+    var footprint: Int { count * MemoryLayout<Entry>.stride + byteCount }
+
     /// Whether a container is open (a record is being captured).
     var isCapturing: Bool { !open.isEmpty }
 

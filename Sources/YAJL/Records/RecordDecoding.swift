@@ -1,0 +1,81 @@
+/// Decodes captured records into `Record` for a reader: the decoding session (strategies and
+/// caches), the failure policy, and the report of records delivered and skipped.
+///
+/// Runs on the thread that asks for records, always: with concurrent parsing, this object is
+/// the caller's side of the ``RecordPipeline``.
+final class RecordDecoding<Record: Decodable> {
+    private let session: DecodingSession
+    private let policy: JSONRecordOptions.DecodingFailurePolicy
+    let report: JSONRecordReport
+
+    init(options: JSONRecordOptions, report: JSONRecordReport) {
+        session = DecodingSession(options: options.decoding)
+        policy = options.onDecodingFailure
+        self.report = report
+    }
+
+    /// Record `position` of `records` with its metadata, decoded from `view`; `nil` when it fails
+    /// to decode and failures are skipped.
+    func decodeRecord(_ records: [SelectedValue], _ position: Int, from view: TapeView) throws -> JSONRecord<Record>? {
+        let slot = UnsafeMutablePointer<Record>.allocate(capacity: 1)
+        defer { slot.deallocate() }
+        guard try decodeValue(records, position, from: view, into: slot) else { return nil }
+        let raw = records[position]
+        return JSONRecord(
+            value: slot.move(), path: raw.path, queryIndex: raw.queryIndex, topLevelIndex: raw.topLevelIndex,
+            line: raw.line, byteOffset: raw.byteOffset)
+    }
+
+    /// Decodes record `position` of `records` from `view` into `slot` (uninitialized); `false`
+    /// when it fails to decode and failures are skipped. (The record's metadata is read only for
+    /// an error.)
+    ///
+    /// An out-parameter, not a `Record?`: in this unspecialized generic code, every `Optional<Record>`
+    /// passed around costs a lookup in the runtime's metadata cache, per record.
+    func decodeValue(_ records: [SelectedValue], _ position: Int, from view: TapeView, into slot: UnsafeMutablePointer<Record>) throws -> Bool {
+        do {
+            slot.initialize(to: try session.decode(Record.self, from: view, at: records[position].start))
+            report.delivered()
+            return true
+        } catch {
+            let failure = Self.describe(error, record: records[position])
+            guard policy == .skip else { throw failure }
+            report.skipped(failure)
+            return false
+        }
+    }
+
+    /// A decoding error with the record's path, the coding path and a plain message.
+    static func describe(_ error: any Error, record: SelectedValue) -> JSONRecordDecodingError {
+        guard let decodingError = error as? DecodingError else {
+            return JSONRecordDecodingError(
+                recordPath: record.path, path: record.path, message: "\(error)", line: record.line, underlying: nil)
+        }
+        let codingPath: [any CodingKey]
+        let message: String
+        switch decodingError {
+        case .typeMismatch(let type, let context):
+            codingPath = context.codingPath
+            message = type == Any.self ? context.debugDescription : "expected \(type): \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            codingPath = context.codingPath
+            message = context.debugDescription.isEmpty ? "expected \(type), found nothing" : context.debugDescription
+        case .keyNotFound(let key, let context):
+            codingPath = context.codingPath
+            message = "missing key '\(key.stringValue)'"
+        case .dataCorrupted(let context):
+            codingPath = context.codingPath
+            message = context.debugDescription
+        @unknown default:
+            codingPath = []
+            message = "\(decodingError)"
+        }
+        let components = codingPath.map { key -> JSONPath.Component in
+            if let index = key.intValue, key.stringValue == "Index \(index)" { return .index(index) }
+            return .key(key.stringValue)
+        }
+        return JSONRecordDecodingError(
+            recordPath: record.path, path: JSONPath(record.path.components + components), message: message,
+            line: record.line, underlying: decodingError)
+    }
+}
