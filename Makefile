@@ -1,14 +1,21 @@
 # swift-yajl: the two commands of the README, and the developer targets.
 #   make demo   build in release, generate a ~256 MiB document, run `yajl stats` on it
 #   make test   run the test suite
-# Both install what is missing first (libyajl-dev, pkg-config, yajl-tools, time).
+# Both install what is missing first (libyajl-dev, pkg-config, yajl-tools, time, valgrind).
+#   make hardening   the test suite under AddressSanitizer, the tool under valgrind and against
+#                    hostile documents, and a short run of each fuzz target (CI runs it after
+#                    `make test`)
+#   make fuzz        the fuzz targets, FUZZ_SECONDS each (default 60; the release check uses 600)
 
 SWIFT      ?= swift
 DEMO_DIR   ?= demo-data
 DEMO_SIZE  ?= 256M
 BIN        := .build/release
 
-.PHONY: all deps build release test demo bench bench-quick bench-report clean
+FUZZ_SECONDS ?= 60
+SMOKE_FUZZ_SECONDS ?= 30
+
+.PHONY: all deps build release test demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
 
 all: build
 
@@ -26,6 +33,23 @@ release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	@bash scripts/run-tests.sh
+
+hardening: sanitize leaks hostile fuzz-smoke
+
+sanitize: deps
+	@bash scripts/sanitized-tests.sh
+
+leaks: release
+	@bash scripts/valgrind-tool.sh $(BIN)/yajl
+
+hostile: release
+	@bash scripts/hostile-inputs.sh $(BIN)/yajl
+
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+
+fuzz-smoke: deps
+	@FUZZ_SECONDS=$(SMOKE_FUZZ_SECONDS) bash scripts/fuzz.sh
 
 demo: release
 	@bash scripts/demo.sh "$(BIN)/yajl" "$(DEMO_DIR)" "$(DEMO_SIZE)"

@@ -7,16 +7,31 @@
 #   yajl-tools   - json_reformat / json_verify, used by tests and benchmarks as references
 #   time         - /usr/bin/time, for the demo's peak-memory figure
 #   python3      - the loopback test server
+#   valgrind     - leak checks of the tool (`make hardening`)
+# It also warns when the installed libyajl lacks the fixes for CVE-2022-24795 and CVE-2023-33460
+# (see Docs/Security.md).
 set -euo pipefail
 
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in libyajl-dev libcurl4-openssl-dev pkg-config yajl-tools time; do
+for p in libyajl-dev libcurl4-openssl-dev pkg-config yajl-tools time valgrind; do
   have_pkg "$p" || need+=("$p")
 done
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 
+# libyajl's version, against the first Debian revision with both CVE fixes. Only dpkg knows the
+# revision (yajl_version() says 2.1.0 with or without them), so the check needs a Debian system.
+check_yajl_version() {
+  local version fixed="2.1.0-3+deb12u2"
+  version=$(dpkg-query -W -f='${Version}' libyajl2 2>/dev/null) || return 0
+  if dpkg --compare-versions "$version" lt "$fixed"; then
+    echo "install-deps: WARNING: libyajl2 $version is older than $fixed, which fixes CVE-2022-24795" >&2
+    echo "install-deps:          and CVE-2023-33460; upgrade it (apt-get install --only-upgrade libyajl2)." >&2
+  fi
+}
+
 if [ ${#need[@]} -eq 0 ]; then
+  check_yajl_version
   exit 0
 fi
 
@@ -33,3 +48,4 @@ if ! $SUDO apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
   $SUDO apt-get update -q >/dev/null
   $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
 fi
+check_yajl_version

@@ -5,8 +5,8 @@ import Testing
 /// Hostile and broken input ends with a clear, located error, early and in bounded memory.
 @Suite("Limits and bad input", .serialized)
 struct LimitTests {
-    @Test func aMillionOpeningBracketsHitTheDepthLimit() throws {
-        let probe = DeliveryProbe(RepeatingSource(prefix: "", fill: "[", count: 1_000_000, suffix: ""))
+    @Test func tenMillionOpeningBracketsHitTheDepthLimit() throws {
+        let probe = DeliveryProbe(RepeatingSource(prefix: "", fill: "[", count: 10_000_000, suffix: ""))
         let parser = JSONParser(handler: DiscardingTestHandler())
         let error = try #require(throws: JSONParseError.self) { try parser.parse(from: probe) }
         #expect(error.kind == .depthLimitExceeded)
@@ -29,9 +29,10 @@ struct LimitTests {
         #expect(error?.byteOffset == limit)
     }
 
-    @Test func a200MiBStringHitsTheTokenLimitWithoutBeingHeld() throws {
-        let probe = DeliveryProbe(RepeatingSource(prefix: #"{"blob": ""#, fill: "abcdefgh", count: 200 << 17, suffix: #""}"#))
-        #expect(probe.base.totalLength! > 200 << 20)
+    @Test func a2GiBStringHitsTheTokenLimitWithoutBeingHeld() throws {
+        // Streamed: the 2 GiB exist neither in memory nor on disk.
+        let probe = DeliveryProbe(RepeatingSource(prefix: #"{"blob": ""#, fill: "abcdefgh", count: 2 << 27, suffix: #""}"#))
+        #expect(probe.base.totalLength! > 2 << 30)
         let resetPeak = ProcessMemory.resetPeak()
         let before = ProcessMemory.field("VmRSS") ?? 0
         let parser = JSONParser(handler: DiscardingTestHandler())
@@ -39,7 +40,7 @@ struct LimitTests {
         #expect(error.kind == .tokenLimitExceeded)
         #expect(error.limitOption == "maxTokenBytes")
         #expect(error.path?.description == "$.blob")
-        // The parse stopped after about the limit, not after 200 MiB.
+        // The parse stopped after about the limit, not after 2 GiB.
         #expect(probe.delivered <= 2 * JSONParser.Options().maxTokenBytes + (64 << 10))
         if resetPeak, let peak = ProcessMemory.field("VmHWM") {
             // The buffered token (≤ 16 MiB, in a buffer that doubles) plus one read.
@@ -71,6 +72,94 @@ struct LimitTests {
         #expect(error.byteOffset == 1 << 20)
         #expect(parser.bytesConsumed == 1 << 20)
         #expect(error.path?.description.hasPrefix("$[") == true)
+    }
+
+    /// Found by the parser fuzzer: limit errors counted the lines of their chunk twice.
+    @Test(arguments: [1, 3, 1 << 20])
+    func limitErrorsAreLocatedByLineAndColumn(chunkSize: Int) throws {
+        let document = "[\n  \"abc\",\n  \"a long string that goes on\"\n]"
+        func location(_ offset: Int) -> String {
+            let before = Array(document.utf8.prefix(offset))
+            let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
+            let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+            return "\(line):\(column)"
+        }
+        let documentLimit = try #require(parse(document, chunkSize: chunkSize, options: .init(maxDocumentBytes: 20)).error)
+        #expect(documentLimit.kind == .documentLimitExceeded)
+        #expect(documentLimit.byteOffset == 20)
+        #expect("\(documentLimit.line):\(documentLimit.column)" == location(20))
+        #expect(location(20) == "3:10")
+        if chunkSize == 1 {
+            // Only a token that spans chunks is buffered, so only then does the token limit apply.
+            let tokenLimit = try #require(parse(document, chunkSize: chunkSize, options: .init(maxTokenBytes: 8)).error)
+            #expect(tokenLimit.kind == .tokenLimitExceeded)
+            #expect((14...22).contains(tokenLimit.byteOffset))
+            #expect("\(tokenLimit.line):\(tokenLimit.column)" == location(tokenLimit.byteOffset))
+        }
+    }
+
+    @Test func tenMillionSmallKeysInOneObjectKeepMemoryFlat() throws {
+        // Keys are not retained: memory does not grow with their number (the tool test feeds
+        // 100,000,000 of them to the release build; see scripts/hostile-inputs.sh).
+        let probe = DeliveryProbe(RepeatingSource(prefix: "{", fill: #""key":0,"#, count: 10_000_000, suffix: #""end":1}"#))
+        final class Counter: JSONEventHandler {
+            var keys = 0
+            func key(_ key: JSONStringView, context: JSONEventContext) throws { keys += 1 }
+        }
+        let resetPeak = ProcessMemory.resetPeak()
+        let before = ProcessMemory.field("VmRSS") ?? 0
+        let counter = Counter()
+        let started = ContinuousClock.now
+        try JSONParser(handler: counter).parse(from: probe)
+        #expect(counter.keys == 10_000_001)
+        print("10,000,000 keys: \(ContinuousClock.now - started) in a debug build")
+        if resetPeak, let peak = ProcessMemory.field("VmHWM") {
+            #expect(peak - before < 4 << 20, "peak grew by \((peak - before) >> 10) KiB")
+        } else {
+            print("⚠️  10,000,000 keys: peak-memory check skipped (\(ProcessMemory.unavailable ?? "peak not reset"))")
+        }
+    }
+
+    @Test(arguments: ["1", "-1", "0.1", "1e"])
+    func numbersWithAHundredThousandDigitsParseFast(shape: String) throws {
+        let digits = String(repeating: "7", count: 100_000)
+        let text: String
+        switch shape {
+        case "1": text = digits
+        case "-1": text = "-" + digits
+        case "0.1": text = "0." + digits
+        default: text = "1e" + digits
+        }
+        let started = ContinuousClock.now
+        let whole = parse("[\(text), 1]")
+        let elapsed = ContinuousClock.now - started
+        #expect(whole.error == nil)
+        guard whole.events.count > 1, case .number(let number) = whole.events[1].event else {
+            Issue.record("expected a number, got \(whole.events)")
+            return
+        }
+        #expect(number.text == text)  // lossless
+        #expect(number.value == (shape == "0.1" ? .double(0.7777777777777778) : .unrepresentable))
+        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        // In 4 KiB chunks YAJL buffers the token across 25 reads: still fast, still the same.
+        let chunkedStart = ContinuousClock.now
+        let chunked = parse("[\(text), 1]", chunkSize: 4096)
+        #expect(chunked == whole)
+        #expect(ContinuousClock.now - chunkedStart < .seconds(2))
+    }
+
+    @Test func deeplyNestedJSONPathExpressionsAreRefused() {
+        for expression in [
+            "$" + String(repeating: "[0]", count: 100_000),
+            "$" + String(repeating: ".a", count: 61),
+            "$" + String(repeating: "..a", count: 1_000),
+            "$" + String(repeating: "[", count: 100_000),
+        ] {
+            let started = ContinuousClock.now
+            #expect(throws: JSONPathSyntaxError.self) { try JSONPathQuery(expression) }
+            #expect(ContinuousClock.now - started < .seconds(1))
+        }
+        #expect((try? JSONPathQuery("$" + String(repeating: ".a", count: 60))) != nil)  // the limit itself
     }
 
     @Test func everyTruncationOfADocumentIsReported() {

@@ -199,7 +199,7 @@ struct NetworkTests {
             print("http fixture: \(counts.bytes >> 20) MiB over loopback, peak RSS growth \((peak - before) >> 10) KiB")
             #expect(peak - before < 16 << 20)
         } else {
-            print("⚠️  http fixture: /proc/self/clear_refs not writable, peak-memory check skipped")
+            print("⚠️  http fixture: peak-memory check skipped (\(ProcessMemory.unavailable ?? "peak not reset"))")
         }
     }
 }
@@ -274,7 +274,7 @@ struct BackPressureMeasurement {
         if resetPeak {
             #expect(curlGrowth < 8 << 20)
         } else {
-            print("⚠️  peak-memory comparison skipped: /proc/self/clear_refs not writable")
+            print("⚠️  peak-memory comparison skipped: \(ProcessMemory.unavailable ?? "peak not reset")")
         }
     }
 }

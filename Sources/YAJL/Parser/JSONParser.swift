@@ -91,25 +91,38 @@ public final class JSONParser {
             accepted = UnsafeRawBufferPointer(rebasing: chunk[..<max(0, limit - bytesConsumed)])
             overLimit = true
         }
-        let base = bytesConsumed
-        let eventsBefore = bridge.state.pointee.eventCount
-        try check(bridge.parse(accepted, base: base), chunk: accepted, base: base)
-        if state == .stopped { return .stopped }
-        bridge.state.pointee.position.advance(over: accepted, base: base)
-        bytesConsumed += accepted.count
-
-        lastChunkProducedEvents = bridge.state.pointee.eventCount != eventsBefore
-        bytesWithoutEvent = lastChunkProducedEvents ? 0 : bytesWithoutEvent + accepted.count
-        if bytesWithoutEvent > options.maxTokenBytes {
-            throw fail(limitError(
-                .tokenLimitExceeded,
-                "a single token (string, key or number) is longer than \(options.maxTokenBytes) bytes",
-                option: "maxTokenBytes", offset: bytesConsumed, chunk: accepted, base: base))
-        }
+        // A token may not run past `maxTokenBytes` bytes without an event: the input is fed in
+        // pieces that end where the limit would be passed, so YAJL never buffers more of one
+        // token than the limit (plus the chunk where it began), whatever the read size.
+        var rest = accepted
+        var producedEvents = false
+        repeat {
+            let room = options.maxTokenBytes + 1 - bytesWithoutEvent
+            let piece = rest.count > room ? UnsafeRawBufferPointer(rebasing: rest[..<room]) : rest
+            rest = UnsafeRawBufferPointer(rebasing: rest[piece.count...])
+            let base = bytesConsumed
+            let eventsBefore = bridge.state.pointee.eventCount
+            try check(bridge.parse(piece, base: base), chunk: piece, base: base)
+            if state == .stopped { return .stopped }
+            bridge.state.pointee.position.advance(over: piece, base: base)
+            bytesConsumed += piece.count
+            // Limit errors below are at `bytesConsumed`, which the position has already passed:
+            // they are located with an empty chunk there (the piece's lines are counted already).
+            let pieceProducedEvents = bridge.state.pointee.eventCount != eventsBefore
+            producedEvents = producedEvents || pieceProducedEvents
+            bytesWithoutEvent = pieceProducedEvents ? 0 : bytesWithoutEvent + piece.count
+            if bytesWithoutEvent > options.maxTokenBytes {
+                throw fail(limitError(
+                    .tokenLimitExceeded,
+                    "a single token (string, key or number) is longer than \(options.maxTokenBytes) bytes",
+                    option: "maxTokenBytes", offset: bytesConsumed, chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed))
+            }
+        } while !rest.isEmpty
+        lastChunkProducedEvents = producedEvents
         if overLimit {
             throw fail(limitError(
                 .documentLimitExceeded, "the document is longer than \(options.maxDocumentBytes!) bytes",
-                option: "maxDocumentBytes", offset: bytesConsumed, chunk: accepted, base: base))
+                option: "maxDocumentBytes", offset: bytesConsumed, chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed))
         }
         return .parsing
     }

@@ -8,12 +8,15 @@ struct RepeatingSource: JSONByteSource {
     let fill: [UInt8]
     let count: Int?
     let suffix: [UInt8]
+    /// `fill` repeated to a few KiB, so that reads copy long runs.
+    private let periodicFill: [UInt8]
     private var position = 0
     private(set) var delivered = 0
 
     init(prefix: String, fill: String, count: Int?, suffix: String) {
         self.prefix = Array(prefix.utf8)
         self.fill = Array(fill.utf8)
+        periodicFill = Array(repeating: self.fill, count: max(1, 4096 / max(1, self.fill.count))).flatMap { $0 }
         self.count = count
         self.suffix = Array(suffix.utf8)
     }
@@ -21,21 +24,30 @@ struct RepeatingSource: JSONByteSource {
     var totalLength: Int? { count.map { prefix.count + fill.count * $0 + suffix.count } }
 
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        // Whole runs of the prefix, the fill pattern and the suffix are copied at a time, so that
+        // gigabytes stream fast even in a debug build.
         var n = 0
+        let fillEnd = count.map { prefix.count + fill.count * $0 }
         while n < buffer.count {
-            let byte: UInt8
+            let run: ArraySlice<UInt8>
             if position < prefix.count {
-                byte = prefix[position]
-            } else if count == nil || position < prefix.count + fill.count * count! {
-                byte = fill[(position - prefix.count) % fill.count]
+                run = prefix[position...]
+            } else if fillEnd == nil || position < fillEnd! {
+                let phase = (position - prefix.count) % fill.count
+                var available = periodicFill.count - phase
+                if let fillEnd { available = min(available, fillEnd - position) }
+                run = periodicFill[phase..<(phase + available)]
             } else if position < totalLength! {
-                byte = suffix[position - prefix.count - fill.count * count!]
+                run = suffix[(position - fillEnd!)...]
             } else {
                 break
             }
-            buffer[n] = byte
-            n += 1
-            position += 1
+            let length = min(run.count, buffer.count - n)
+            run.prefix(length).withUnsafeBytes { bytes in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[n..<(n + length)]).copyMemory(from: bytes)
+            }
+            n += length
+            position += length
         }
         delivered += n
         return n

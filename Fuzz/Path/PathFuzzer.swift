@@ -1,0 +1,49 @@
+// libFuzzer target: JSONPath expressions, and selection with them.
+//
+// The input is an expression, a NUL byte, then a document. Checks: no crash; an invalid
+// expression is rejected with a position inside it; a valid one selects from the document
+// without crashing, the same records with concurrent parsing and without, and any parse error is
+// located inside the document.
+
+func select(_ expression: String, from document: [UInt8], concurrently: Bool) -> [String] {
+    var options = JSONRecordOptions()
+    options.parsesConcurrently = concurrently
+    options.parser.allowMultipleValues = true
+    var selected: [String] = []
+    do {
+        let reader = try JSONRecordReader(JSONFragment.self, at: expression, from: .bytes(document), options: options)
+        while let record = try reader.nextRecord(), selected.count < 10_000 {
+            selected.append("\(record.path) \(record.queryIndex) \(record.line) \(String(decoding: record.value.bytes, as: UTF8.self))")
+        }
+    } catch let error as JSONParseError {
+        guard error.byteOffset >= 0, error.byteOffset <= document.count else { fuzzFailure("offset \(error.byteOffset) outside \(document.count) bytes") }
+        selected.append("error \(error.kind) at \(error.byteOffset)")
+    } catch {
+        fuzzFailure("unexpected error for a valid path: \(error)")
+    }
+    return selected
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    var input = FuzzInput(data, size)
+    let bytes = input.rest()
+    let split = bytes.firstIndex(of: 0) ?? bytes.count
+    let expression = String(decoding: bytes[..<split], as: UTF8.self)
+    let document = split < bytes.count ? Array(bytes[(split + 1)...]) : Array("[]".utf8)
+    do {
+        _ = try JSONPathQuery(expression)
+    } catch let error as JSONPathSyntaxError {
+        guard error.position >= 0, error.position <= expression.count else {
+            fuzzFailure("position \(error.position) outside the \(expression.count) characters of \(expression.debugDescription)")
+        }
+        guard !error.message.isEmpty else { fuzzFailure("an error without a message") }
+        return 0
+    } catch {
+        fuzzFailure("an error that is not a JSONPathSyntaxError: \(error)")
+    }
+    let serial = select(expression, from: document, concurrently: false)
+    let concurrent = select(expression, from: document, concurrently: true)
+    guard serial == concurrent else { fuzzFailure("concurrent parsing selected differently for \(expression.debugDescription)") }
+    return 0
+}
