@@ -116,6 +116,58 @@ struct RecordPipelineTests {
         #expect(released, "the source was not released after the reader was dropped")
     }
 
+    @Test(arguments: [1, 64 << 10])
+    func asyncRecordsFromABlockingSourceAreTheSameWithAParsingThread(chunkSize: Int) async throws {
+        func collect(concurrent: Bool) async throws -> [String] {
+            let records = JSONRecords(Row.self, at: "$.results[*]", from: .text(Self.rows), options: Self.options(concurrent: concurrent, chunkSize: chunkSize))
+            var seen: [String] = []
+            for try await record in records.matches { seen.append("\(record.path) \(record.line) \(record.value.id) \(record.value.name)") }
+            return seen
+        }
+        let serial = try await collect(concurrent: false)
+        #expect(serial.count == 2_000)
+        #expect(try await collect(concurrent: true) == serial)
+    }
+
+    @Test func leavingAnAsyncLoopEarlyStopsTheParsingThread() async throws {
+        let flag = ReleaseFlag()
+        var count = 0
+        for try await _ in JSONRecords(Row.self, at: "$.results[*]", from: EndlessSource(flag), options: Self.options(concurrent: true)) {
+            count += 1
+            if count == 500 { break }
+        }
+        #expect(count == 500)
+        var waited = 0
+        while !flag.released.load(ordering: .sequentiallyConsistent) && waited < 5_000 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 10
+        }
+        let released = flag.released.load(ordering: .sequentiallyConsistent)
+        #expect(released, "the source was not released after the loop ended")
+    }
+
+    @Test func cancellingATaskStopsTheParsingThreadWithCancellationError() async throws {
+        let flag = ReleaseFlag()
+        let consumer = Task {
+            var count = 0
+            for try await _ in JSONRecords(Row.self, at: "$.results[*]", from: EndlessSource(flag), options: Self.options(concurrent: true)) {
+                count += 1
+                if count % 1_000 == 0 { await Task.yield() }
+            }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        consumer.cancel()
+        await #expect(throws: CancellationError.self) { try await consumer.value }
+        var waited = 0
+        while !flag.released.load(ordering: .sequentiallyConsistent) && waited < 5_000 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 10
+        }
+        let released = flag.released.load(ordering: .sequentiallyConsistent)
+        #expect(released, "the source was not released after cancellation")
+    }
+
     // MARK: Decoder reuse, checked against JSONDecoder
 
     /// Decodes every element of `$[*]` with the record reader (both modes) and with `JSONDecoder`.

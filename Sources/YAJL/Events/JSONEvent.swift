@@ -2,7 +2,7 @@
 /// ``JSONEventHandler``'s borrowed views.
 ///
 /// Use it where clarity beats speed (tests, scripts, small documents) with
-/// ``JSONParser/init(options:onEvent:)`` or ``JSONParser/events(in:options:)``.
+/// ``JSONParser/init(options:onEvent:)``.
 public enum JSONEvent: Sendable, Hashable, CustomStringConvertible {
     case startObject
     case endObject

@@ -1,38 +1,24 @@
 import Foundation
 
 /// Reads and parses on a thread of its own while the caller decodes: the engine behind
-/// ``JSONRecordReader`` with ``JSONRecordOptions/parsesConcurrently``.
+/// ``JSONRecordReader``, and behind ``JSONRecords`` over a blocking source, with
+/// ``JSONRecordOptions/parsesConcurrently``.
 ///
 /// The parsing thread owns the source and a ``RecordExtraction`` (parser, selector, feeder), which
 /// it builds itself: objects written on every event then come from that thread's allocations, not
 /// from memory next to the caller's, which would put the two threads' hot fields on shared cache
 /// lines. Whenever the completed records fill a small tape (``RecordSelector/batchFootprint``),
-/// and after each read, it hands them over on a tape of their own (a batch); the caller decodes a
-/// batch (``RecordDecoding``) while the next one is parsed, and gives the tape back for reuse. At
-/// most ``maxQueuedBatches`` batches wait, so the parser waits for a slow caller and memory stays
-/// a few small tapes.
+/// and after each read, it hands them over on a tape of their own (a batch, through a
+/// ``BatchChannel``); the caller decodes a batch (``RecordDecoding``) while the next one is parsed,
+/// and gives the tape back for reuse. The caller waits by blocking (``nextRecord()``) or by
+/// suspending (``awaitNextRecord()``), so async code never blocks a thread of the cooperative pool:
+/// the blocking reads happen on the parsing thread.
 ///
 /// Errors keep their place: the records completed before a parse or read error are handed out
-/// first. Dropping the pipeline (``cancel()``) makes the thread stop after its current read and
-/// release the source.
+/// first. ``cancel()`` (the reader's `deinit`, or task cancellation) makes the thread stop after its
+/// current read and release the source.
 final class RecordPipeline<Record: Decodable>: @unchecked Sendable {
-    /// Records completed by the parser, on the tape that holds them.
-    private struct Batch {
-        let tape: Tape
-        let records: [SelectedValue]
-    }
-
-    /// How many parsed batches may wait for the caller.
-    static var maxQueuedBatches: Int { 2 }
-
-    // Shared, guarded by `condition`.
-    private let condition = NSCondition()
-    private var queue: [Batch] = []
-    private var spareTapes: [Tape] = []
-    private var parsingEnded = false
-    /// The input's error (parse or read), once parsing has ended.
-    private var failure: (any Error)?
-    private var cancelled = false
+    private let channel = BatchChannel()
 
     // Given to the parsing thread when it starts.
     private let queries: [JSONPathQuery]
@@ -65,13 +51,9 @@ final class RecordPipeline<Record: Decodable>: @unchecked Sendable {
         return source
     }
 
-    /// Stops the parsing thread after its current read; it then releases the source.
-    func cancel() {
-        condition.withLock {
-            cancelled = true
-            condition.broadcast()
-        }
-    }
+    /// Stops the parsing thread after its current read; it then releases the source. A caller
+    /// waiting for records is woken (and gets no more).
+    func cancel() { channel.cancel() }
 
     // MARK: The parsing thread
 
@@ -80,13 +62,13 @@ final class RecordPipeline<Record: Decodable>: @unchecked Sendable {
         do {
             extraction = try RecordExtraction(queries: queries, options: options, report: decoding.report)
         } catch {
-            end(failure: error)
+            channel.end(failure: error)
             return
         }
         // Batches also end inside a read, once they fill a small tape: three tapes of one read
         // each cost about 1 MiB of resident memory more than small ones.
         extraction.batchIsReady = { [unowned self, unowned(unsafe) extraction] in handOff(from: extraction) }
-        while !extraction.isDone && !condition.withLock({ cancelled }) {
+        while !extraction.isDone && !channel.isCancelled {
             let (buffer, fill) = extraction.nextBuffer()
             do {
                 let count = fill ? try source!.readFully(into: buffer) : try source!.read(into: buffer)
@@ -97,29 +79,14 @@ final class RecordPipeline<Record: Decodable>: @unchecked Sendable {
             if extraction.hasCompletedRecords { handOff(from: extraction) }
         }
         source = nil  // close the file as soon as parsing is over
-        end(failure: extraction.failure)
+        channel.end(failure: extraction.failure)
     }
 
-    private func end(failure: (any Error)?) {
-        condition.withLock {
-            self.failure = failure
-            parsingEnded = true
-            condition.broadcast()
-        }
-    }
-
-    /// Queues the completed records, waiting while the caller is ``maxQueuedBatches`` behind.
+    /// Queues the completed records, waiting while the caller is behind.
     private func handOff(from extraction: RecordExtraction<Record>) {
-        let spare: Tape? = condition.withLock {
-            while queue.count >= Self.maxQueuedBatches && !cancelled { condition.wait() }
-            return cancelled ? nil : spareTapes.popLast() ?? Tape()
-        }
-        guard let spare else { return }
+        guard let spare = channel.spareTapeWhenRoom() else { return }
         let (tape, records) = extraction.takeCompletedRecords(into: spare)
-        condition.withLock {
-            queue.append(Batch(tape: tape, records: records))
-            condition.broadcast()
-        }
+        channel.send(BatchChannel.Batch(tape: tape, records: records))
     }
 
     // MARK: The caller
@@ -144,28 +111,150 @@ final class RecordPipeline<Record: Decodable>: @unchecked Sendable {
         return false
     }
 
-    /// The tape of the batch that holds record `head`, waiting for the next batch when the
-    /// current one is done; `nil` at the end. Throws the input's error after the last batch.
+    /// ``nextRecord()`` for async code: waits for a batch by suspending, not by blocking. Task
+    /// cancellation stops the parsing thread and throws `CancellationError`.
+    func awaitNextRecord() async throws -> JSONRecord<Record>? {
+        while true {
+            if head < currentRecords.count, let tape = currentTape {
+                head += 1
+                if let record = try decoding.decodeRecord(currentRecords, head - 1, from: tape.view) { return record }
+                continue
+            }
+            try Task.checkCancellation()
+            switch take(waiting: false) {
+            case .batch: continue
+            case .ended(let failure):
+                if let failure { throw failure }
+                return nil
+            case .empty:
+                let channel = self.channel
+                await withTaskCancellationHandler { await channel.waitForBatch() } onCancel: { channel.cancel() }
+            }
+        }
+    }
+
+    /// The tape of the batch that holds record `head`, waiting (blocking) for the next batch when
+    /// the current one is done; `nil` at the end. Throws the input's error after the last batch.
     private func advance() throws -> TapeView? {
         while true {
             if head < currentRecords.count, let tape = currentTape { return tape.view }
-            let (ended, failure): (Bool, (any Error)?) = condition.withLock {
-                if let used = currentTape {
-                    spareTapes.append(used)
-                    currentTape = nil
-                }
-                while queue.isEmpty && !parsingEnded { condition.wait() }
-                guard !queue.isEmpty else { return (true, self.failure) }
-                let batch = queue.removeFirst()
-                (currentTape, currentRecords, head) = (batch.tape, batch.records, 0)
-                condition.broadcast()
-                return (false, nil)
-            }
-            if ended {
+            switch take(waiting: true) {
+            case .batch: continue
+            case .ended(let failure):
                 if let failure { throw failure }
                 return nil
+            case .empty: continue
             }
         }
+    }
+
+    /// Gives the done batch's tape back and takes the next batch, if there is one.
+    private func take(waiting: Bool) -> BatchChannel.Taken {
+        let taken = channel.take(returning: currentTape, waiting: waiting)
+        currentTape = nil
+        if case .batch(let batch) = taken { (currentTape, currentRecords, head) = (batch.tape, batch.records, 0) }
+        return taken
+    }
+}
+
+/// The synchronized hand-over between the parsing thread and the caller: a queue of at most
+/// ``maxQueuedBatches`` batches, the tapes given back, the end (with the input's error), and
+/// cancellation. The caller waits by blocking on the condition or by suspending (one waiter).
+final class BatchChannel: @unchecked Sendable {
+    /// Records completed by the parser, on the tape that holds them.
+    struct Batch {
+        let tape: Tape
+        let records: [SelectedValue]
+    }
+
+    /// What ``take(returning:waiting:)`` found.
+    enum Taken {
+        case batch(Batch)
+        /// Parsing has ended; the input's error, if any.
+        case ended((any Error)?)
+        /// Nothing yet (only when not waiting).
+        case empty
+    }
+
+    /// How many parsed batches may wait for the caller.
+    static var maxQueuedBatches: Int { 2 }
+
+    // All guarded by `condition`.
+    private let condition = NSCondition()
+    private var queue: [Batch] = []
+    private var spareTapes: [Tape] = []
+    private var ended = false
+    private var failure: (any Error)?
+    private var cancelled = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    var isCancelled: Bool { condition.withLock { cancelled } }
+
+    /// The parsing thread: a tape to move completed records to, once the queue has room; `nil`
+    /// when cancelled.
+    func spareTapeWhenRoom() -> Tape? {
+        condition.withLock {
+            while queue.count >= Self.maxQueuedBatches && !cancelled { condition.wait() }
+            return cancelled ? nil : spareTapes.popLast() ?? Tape()
+        }
+    }
+
+    /// The parsing thread: queues a batch.
+    func send(_ batch: Batch) {
+        wake { queue.append(batch) }
+    }
+
+    /// The parsing thread: no more batches; `failure` is the input's error, if any.
+    func end(failure: (any Error)?) {
+        wake {
+            self.failure = failure
+            ended = true
+        }
+    }
+
+    /// Either side: stop.
+    func cancel() {
+        wake { cancelled = true }
+    }
+
+    /// The caller: gives back the tape of the batch it is done with, and takes the next batch,
+    /// blocking until there is one (or the end) if `waiting`.
+    func take(returning used: Tape?, waiting: Bool) -> Taken {
+        condition.withLock {
+            if let used { spareTapes.append(used) }
+            while waiting && queue.isEmpty && !ended && !cancelled { condition.wait() }
+            if !queue.isEmpty {
+                let batch = queue.removeFirst()
+                condition.broadcast()  // room for the parser
+                return .batch(batch)
+            }
+            if ended || cancelled { return .ended(cancelled && failure == nil && !ended ? CancellationError() : failure) }
+            return .empty
+        }
+    }
+
+    /// The caller, in async code: suspends until a batch, the end or cancellation.
+    func waitForBatch() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready: Bool = condition.withLock {
+                if !queue.isEmpty || ended || cancelled { return true }
+                waiter = continuation
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Changes the state under the lock, then wakes whoever waits: threads on the condition, and
+    /// the suspended caller (resumed outside the lock).
+    private func wake(_ change: () -> Void) {
+        let resumed: CheckedContinuation<Void, Never>? = condition.withLock {
+            change()
+            condition.broadcast()
+            defer { waiter = nil }
+            return waiter
+        }
+        resumed?.resume()
     }
 }
 
