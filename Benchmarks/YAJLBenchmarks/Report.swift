@@ -41,8 +41,11 @@ enum Report {
             guard let records = find(document, "records-decodable"), let decoder = find(document, "foundation-decoder"),
                   let r = records.medianMBps, let d = decoder.medianMBps, let rp = records.peakBytes, let dp = decoder.peakBytes
             else { continue }
-            lines.append(String(format: "- %@: Decodable records %.1f MB/s vs JSONDecoder %.1f MB/s = %.1f× (target ≥ 5×); peak %.1f vs %.1f MiB = 1/%.0f (target < 1/20).",
+            lines.append(String(format: "- %@: Decodable records %.1f MB/s vs JSONDecoder %.1f MB/s = %.1f× (target ≥ 5×); peak %.1f vs %.1f MiB = 1/%.1f (target < 1/20).",
                 document, r, d, r / d, Double(rp) / 1048576, Double(dp) / 1048576, Double(dp) / Double(rp)))
+            if let single = find(document, "records-decodable-1t")?.medianMBps {
+                lines.append(String(format: "  On one thread (`parsesConcurrently` off): %.1f MB/s = %.1f× JSONDecoder.", single, single / d))
+            }
         }
         for document in uniqued(results.map(\.document.name)) {
             guard let ours = find(document, "writer-minify")?.medianMBps, let theirs = find(document, "json_reformat-m")?.medianMBps else { continue }
@@ -195,7 +198,9 @@ enum Report {
             Cases: `events-borrowed` (a `JSONEventHandler`, no paths), `events-paths` (paths tracked, numbers
             classified: what `yajl stats` does), `events-owned` (the owned `JSONEvent` enum), `records-select`
             (selection of `$.results[*]` only), `records-values` (into owned `JSONValue`s),
-            `records-decodable` (into a `Decodable` struct), `writer-minify` (parse, then write minified
+            `records-decodable` (into a `Decodable` struct; the default `parsesConcurrently`, so parsing
+            runs on a second thread while the caller decodes), `records-decodable-1t` (the same on one thread),
+            `writer-minify` (parse, then write minified
             through `JSONWriter`), `json_reformat-m` (YAJL's own tool as a process, peak RSS its own),
             `foundation-serialization`
             (`JSONSerialization.jsonObject`), `foundation-decoder` (`JSONDecoder`, `[Record]` for the records

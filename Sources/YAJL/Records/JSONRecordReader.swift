@@ -19,8 +19,9 @@ public final class JSONRecordReader<Record: Decodable> {
     private var pipelineStarted = false
     private let queries: [JSONPathQuery]
     private let options: JSONRecordOptions
-    /// Where `next()` has a record decoded (uninitialized between calls).
-    private let valueSlot = UnsafeMutablePointer<Record>.allocate(capacity: 1)
+    /// Where `next()` has a record decoded (uninitialized between calls). Allocated last in `init`,
+    /// after everything that can throw: a throwing `init` runs no `deinit` to free it.
+    private let valueSlot: UnsafeMutablePointer<Record>
 
     /// What the reader has done so far: records delivered and skipped, bytes read.
     public let report: JSONRecordReport
@@ -41,6 +42,7 @@ public final class JSONRecordReader<Record: Decodable> {
             extraction = try RecordExtraction(queries: queries, options: options, report: report)
             self.source = source
         }
+        valueSlot = .allocate(capacity: 1)
     }
 
     deinit {

@@ -28,6 +28,7 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
         case async(any AsyncJSONByteSource)
         case blocking(any JSONByteSource, adapted: any AsyncJSONByteSource)
     }
+
     /// What the iterations have done so far: records delivered and skipped, bytes read.
     public let report: JSONRecordReport
 
@@ -71,8 +72,8 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
     }
 
     /// The records at `path`, from a source that reads both ways (such as `HTTPByteSource` from `YAJLHTTP`): read asynchronously.
-    public init<Source: JSONByteSource & AsyncJSONByteSource>(
-        _ type: Record.Type = Record.self, at path: String, from source: Source, options: JSONRecordOptions = JSONRecordOptions()
+    public init<BothWays: JSONByteSource & AsyncJSONByteSource>(
+        _ type: Record.Type = Record.self, at path: String, from source: BothWays, options: JSONRecordOptions = JSONRecordOptions()
     ) {
         self.init(type, at: [path], from: .async(source), options: options)
     }
