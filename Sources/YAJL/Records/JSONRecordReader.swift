@@ -10,6 +10,11 @@
 /// decode), and it reads the source as it goes, so it can be iterated once. Memory holds the record
 /// being decoded and the records of the current chunk, never the document. Use
 /// `JSONValue` as `Record` for owned values. For `async` code see ``JSONRecords``.
+///
+/// With ``JSONRecordOptions/parsesConcurrently`` (the default on more than one core) the source is
+/// read and parsed on a thread of its own, started by the first `next()`, while `next()` decodes;
+/// up to three batches of 64 KiB of parsed records are then in memory. Dropping the reader stops
+/// that thread after its current read and releases the source.
 public final class JSONRecordReader<Record: Decodable> {
     /// Parsing in `next()` (``JSONRecordOptions/parsesConcurrently`` off).
     private var extraction: RecordExtraction<Record>?
