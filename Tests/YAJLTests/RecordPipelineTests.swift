@@ -98,6 +98,16 @@ struct RecordPipelineTests {
 
     final class ReleaseFlag: Sendable {
         let released = Atomic<Bool>(false)
+
+        /// Whether the source is released within 5 s (the parsing thread notices between reads).
+        func waitForRelease() async throws -> Bool {
+            var waited = 0
+            while !released.load(ordering: .sequentiallyConsistent) && waited < 5_000 {
+                try await Task.sleep(for: .milliseconds(10))
+                waited += 10
+            }
+            return released.load(ordering: .sequentiallyConsistent)
+        }
     }
 
     @Test func droppingTheReaderStopsTheParsingThreadAndReleasesTheSource() async throws {
@@ -106,13 +116,7 @@ struct RecordPipelineTests {
             let reader = try JSONRecordReader(Row.self, at: "$.results[*]", from: EndlessSource(flag), options: Self.options(concurrent: true))
             for _ in 0..<1_000 { #expect(try reader.next() != nil) }
         }
-        // The parsing thread notices between reads; give it up to 5 s.
-        var waited = 0
-        while !flag.released.load(ordering: .sequentiallyConsistent) && waited < 5_000 {
-            try await Task.sleep(for: .milliseconds(10))
-            waited += 10
-        }
-        let released = flag.released.load(ordering: .sequentiallyConsistent)
+        let released = try await flag.waitForRelease()
         #expect(released, "the source was not released after the reader was dropped")
     }
 
@@ -137,12 +141,7 @@ struct RecordPipelineTests {
             if count == 500 { break }
         }
         #expect(count == 500)
-        var waited = 0
-        while !flag.released.load(ordering: .sequentiallyConsistent) && waited < 5_000 {
-            try await Task.sleep(for: .milliseconds(10))
-            waited += 10
-        }
-        let released = flag.released.load(ordering: .sequentiallyConsistent)
+        let released = try await flag.waitForRelease()
         #expect(released, "the source was not released after the loop ended")
     }
 
@@ -159,12 +158,7 @@ struct RecordPipelineTests {
         try await Task.sleep(for: .milliseconds(100))
         consumer.cancel()
         await #expect(throws: CancellationError.self) { try await consumer.value }
-        var waited = 0
-        while !flag.released.load(ordering: .sequentiallyConsistent) && waited < 5_000 {
-            try await Task.sleep(for: .milliseconds(10))
-            waited += 10
-        }
-        let released = flag.released.load(ordering: .sequentiallyConsistent)
+        let released = try await flag.waitForRelease()
         #expect(released, "the source was not released after cancellation")
     }
 

@@ -80,13 +80,7 @@ public final class JSONRecordReader<Record: Decodable> {
                 source = nil  // release the source (and close its file) as soon as we are done
                 return nil
             }
-            let (buffer, fill) = extraction.nextBuffer()
-            do {
-                let count = fill ? try source!.readFully(into: buffer) : try source!.read(into: buffer)
-                extraction.consume(count, of: buffer)
-            } catch {
-                extraction.fail(error)
-            }
+            extraction.readAndParse(from: &source!)
         }
     }
 

@@ -64,6 +64,18 @@ final class RecordExtraction<Record: Decodable> {
     /// Records that an input error (e.g. a failed read) ended the stream, after the waiting records.
     func fail(_ error: any Error) { failure = error }
 
+    /// Reads the next chunk from `source` (filling the buffer while a long token spans reads) and
+    /// parses it; a read error is held back like a parse error.
+    func readAndParse(from source: inout some JSONByteSource) {
+        let (buffer, fill) = nextBuffer()
+        do {
+            let count = fill ? try source.readFully(into: buffer) : try source.read(into: buffer)
+            consume(count, of: buffer)
+        } catch {
+            fail(error)
+        }
+    }
+
     /// The next record: a waiting one, decoded; else the held-back input error; else `nil`.
     func next() throws -> JSONRecord<Record>? {
         if let record = try dequeue() { return record }

@@ -69,13 +69,7 @@ final class RecordPipeline<Record: Decodable>: @unchecked Sendable {
         // each cost about 1 MiB of resident memory more than small ones.
         extraction.batchIsReady = { [unowned self, unowned(unsafe) extraction] in handOff(from: extraction) }
         while !extraction.isDone && !channel.isCancelled {
-            let (buffer, fill) = extraction.nextBuffer()
-            do {
-                let count = fill ? try source!.readFully(into: buffer) : try source!.read(into: buffer)
-                extraction.consume(count, of: buffer)
-            } catch {
-                extraction.fail(error)
-            }
+            extraction.readAndParse(from: &source!)
             if extraction.hasCompletedRecords { handOff(from: extraction) }
         }
         source = nil  // close the file as soon as parsing is over
