@@ -19,9 +19,8 @@ public final class JSONRecordReader<Record: Decodable> {
     /// Parsing in `next()` (``JSONRecordOptions/parsesConcurrently`` off).
     private var extraction: RecordExtraction<Record>?
     private var source: (any JSONByteSource)?
-    /// Parsing on a thread of its own, started by the first `next()`.
-    private var pipeline: RecordPipeline<Record>?
-    private var pipelineStarted = false
+    /// Parsing on a thread of its own, started by the first `next()` and stopped with the reader.
+    private var pipeline: PipelineOwner<Record>?
     private let queries: [JSONPathQuery]
     private let options: JSONRecordOptions
     /// Where `next()` has a record decoded (uninitialized between calls). Allocated last in `init`,
@@ -42,7 +41,7 @@ public final class JSONRecordReader<Record: Decodable> {
         report = JSONRecordReport(maxKept: options.maxKeptFailures)
         if options.parsesConcurrently {
             try RecordExtraction<Record>.validate(queries)
-            pipeline = RecordPipeline(queries: queries, options: options, report: report, source: source)
+            pipeline = PipelineOwner(RecordPipeline(queries: queries, options: options, report: report, source: source))
         } else {
             extraction = try RecordExtraction(queries: queries, options: options, report: report)
             self.source = source
@@ -50,10 +49,7 @@ public final class JSONRecordReader<Record: Decodable> {
         valueSlot = .allocate(capacity: 1)
     }
 
-    deinit {
-        pipeline?.cancel()
-        valueSlot.deallocate()
-    }
+    deinit { valueSlot.deallocate() }
 
     /// A reader of the values at `path`.
     public convenience init(
@@ -87,16 +83,11 @@ public final class JSONRecordReader<Record: Decodable> {
     /// The pipeline, started on first use; `nil` when parsing is not concurrent (or no thread
     /// could be started: then the reader goes on without one).
     private func startedPipeline() -> RecordPipeline<Record>? {
-        guard let pipeline else { return nil }
-        if !pipelineStarted {
-            pipelineStarted = true
-            if !pipeline.start() {
-                source = pipeline.takeSource()
-                self.pipeline = nil
-                return nil
-            }
-        }
-        return pipeline
+        guard let owner = pipeline else { return nil }
+        if owner.start() { return owner.pipeline }
+        source = owner.pipeline.takeSource()
+        pipeline = nil
+        return nil
     }
 
     /// The engine when parsing in `next()`, made on first use after a failed thread start.

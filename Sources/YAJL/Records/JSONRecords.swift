@@ -162,24 +162,6 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
     }
 }
 
-/// Owns a ``RecordPipeline`` for an async iterator (a struct, which has no `deinit`): dropping the
-/// iterator, for example by leaving a `for try await` loop early, stops the parsing thread.
-final class PipelineOwner<Record: Decodable> {
-    let pipeline: RecordPipeline<Record>
-    private var started = false
-
-    init(_ pipeline: RecordPipeline<Record>) { self.pipeline = pipeline }
-
-    /// Starts the parsing thread on first use; `false` if it could not be started.
-    func start() -> Bool {
-        if started { return true }
-        started = true
-        return pipeline.start()
-    }
-
-    deinit { pipeline.cancel() }
-}
-
 /// A ``JSONByteSource`` existential as a concrete source (for the adapters' generic parameter).
 struct ErasedByteSource: JSONByteSource {
     var base: any JSONByteSource

@@ -17,13 +17,14 @@ final class RecordDecoding<Record: Decodable> {
     /// Record `position` of `records` with its metadata, decoded from `view`; `nil` when it fails
     /// to decode and failures are skipped.
     func decodeRecord(_ records: [SelectedValue], _ position: Int, from view: TapeView) throws -> JSONRecord<Record>? {
-        let slot = UnsafeMutablePointer<Record>.allocate(capacity: 1)
-        defer { slot.deallocate() }
-        guard try decodeValue(records, position, from: view, into: slot) else { return nil }
-        let raw = records[position]
-        return JSONRecord(
-            value: slot.move(), path: raw.path, queryIndex: raw.queryIndex, topLevelIndex: raw.topLevelIndex,
-            line: raw.line, byteOffset: raw.byteOffset)
+        try withUnsafeTemporaryAllocation(of: Record.self, capacity: 1) { buffer in
+            let slot = buffer.baseAddress!
+            guard try decodeValue(records, position, from: view, into: slot) else { return nil }
+            let raw = records[position]
+            return JSONRecord(
+                value: slot.move(), path: raw.path, queryIndex: raw.queryIndex, topLevelIndex: raw.topLevelIndex,
+                line: raw.line, byteOffset: raw.byteOffset)
+        }
     }
 
     /// Decodes record `position` of `records` from `view` into `slot` (uninitialized); `false`

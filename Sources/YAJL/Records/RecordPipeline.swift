@@ -151,6 +151,25 @@ final class RecordPipeline<Record: Decodable>: @unchecked Sendable {
     }
 }
 
+/// Owns a ``RecordPipeline`` for a reader or an async iterator, starts it on first use, and stops
+/// its parsing thread when dropped: with the reader, or with the iterator (a struct, which has no
+/// `deinit`) when a `for try await` loop is left early.
+final class PipelineOwner<Record: Decodable> {
+    let pipeline: RecordPipeline<Record>
+    private var started = false
+
+    init(_ pipeline: RecordPipeline<Record>) { self.pipeline = pipeline }
+
+    /// Starts the parsing thread on first use; `false` if it could not be started.
+    func start() -> Bool {
+        if started { return true }
+        started = true
+        return pipeline.start()
+    }
+
+    deinit { pipeline.cancel() }
+}
+
 /// The synchronized hand-over between the parsing thread and the caller: a queue of at most
 /// ``maxQueuedBatches`` batches, the tapes given back, the end (with the input's error), and
 /// cancellation. The caller waits by blocking on the condition or by suspending (one waiter).

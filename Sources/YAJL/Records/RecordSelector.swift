@@ -145,7 +145,7 @@ final class RecordSelector: JSONEventHandler {
             return
         }
         if info.anchors != 0 { exhaust(info.anchors, context: context) }
-        if let batchIsReady, tape.footprint >= Self.batchFootprint { batchIsReady() }
+        if tape.footprint >= Self.batchFootprint, let batchIsReady { batchIsReady() }
     }
 
     private func exhaust(_ queries: UInt64, context: JSONEventContext) {

@@ -190,8 +190,7 @@ final class TapeDecoder: Decoder {
     /// Decodes `T` from the value at `index` at `node`, then returns to the current value.
     /// Primitives and arrays of primitives are decoded directly, without building the node.
     func decode<T: Decodable>(_ type: T.Type, at index: Int, node: @autoclosure () -> CodingPathNode) throws -> T {
-        let id = ObjectIdentifier(T.self)
-        if KnownTypes.shared.isDirect(id) { return try decodeDirect(type, id, at: index, node: node()) }
+        if let direct = KnownTypes.shared.direct(T.self) { return try decodeDirect(type, direct, at: index, node: node()) }
         let (savedIndex, savedNode) = (self.index, self.node)
         self.index = index
         self.node = node()
@@ -204,23 +203,19 @@ final class TapeDecoder: Decoder {
         return try decodeCurrent(type)
     }
 
-    /// `T`, one of the types decoded directly (``KnownTypes/isDirect(_:)``): the common fields of
-    /// records. Saves the generic path's node, container and existential per value.
-    ///
-    /// The types are compared by identity against identities computed once: writing `[String].self`
-    /// here would ask the runtime for `Array<String>`'s metadata on every call, and returning `T?`
-    /// would ask for `Optional<T>`'s.
+    /// `T`, one of the types decoded directly (`direct` says which): the common fields of records.
+    /// Saves the generic path's node, container and existential per value.
     @inline(__always)
-    private func decodeDirect<T>(_ type: T.Type, _ id: ObjectIdentifier, at index: Int, node: @autoclosure () -> CodingPathNode) throws -> T {
-        let known = KnownTypes.shared
-        if id == known.string { return unsafeBitCast(try Unbox.string(view, index, node()), to: T.self) }
-        if id == known.double { return unsafeBitCast(try Unbox.double(view, index, node()), to: T.self) }
-        if id == known.int { return unsafeBitCast(try Unbox.integer(view, index, node(), as: Int.self), to: T.self) }
-        if id == known.bool { return unsafeBitCast(try Unbox.bool(view, index, node()), to: T.self) }
-        if id == known.strings { return unsafeBitCast(try array(at: index, node: node(), Unbox.string), to: T.self) }
-        if id == known.doubles { return unsafeBitCast(try array(at: index, node: node(), Unbox.double), to: T.self) }
-        precondition(id == known.ints, "not a directly decoded type")
-        return unsafeBitCast(try array(at: index, node: node()) { try Unbox.integer($0, $1, $2(), as: Int.self) }, to: T.self)
+    private func decodeDirect<T>(_ type: T.Type, _ direct: KnownTypes.Direct, at index: Int, node: @autoclosure () -> CodingPathNode) throws -> T {
+        switch direct {
+        case .string: return unsafeBitCast(try Unbox.string(view, index, node()), to: T.self)
+        case .double: return unsafeBitCast(try Unbox.double(view, index, node()), to: T.self)
+        case .int: return unsafeBitCast(try Unbox.integer(view, index, node(), as: Int.self), to: T.self)
+        case .bool: return unsafeBitCast(try Unbox.bool(view, index, node()), to: T.self)
+        case .strings: return unsafeBitCast(try array(at: index, node: node(), Unbox.string), to: T.self)
+        case .doubles: return unsafeBitCast(try array(at: index, node: node(), Unbox.double), to: T.self)
+        case .ints: return unsafeBitCast(try array(at: index, node: node()) { try Unbox.integer($0, $1, $2(), as: Int.self) }, to: T.self)
+        }
     }
 
     /// An array of primitives, decoded element by element with `element`.
@@ -244,8 +239,7 @@ final class TapeDecoder: Decoder {
     /// Decodes `T` from the current value, with the special cases `JSONDecoder` has (dates, data,
     /// URLs, decimals) and ours (`JSONValue`).
     func decodeCurrent<T: Decodable>(_ type: T.Type) throws -> T {
-        let id = ObjectIdentifier(T.self)
-        if KnownTypes.shared.isDirect(id) { return try decodeDirect(type, id, at: index, node: node) }
+        if let direct = KnownTypes.shared.direct(T.self) { return try decodeDirect(type, direct, at: index, node: node) }
         if T.self == JSONValue.self { return view.value(index) as! T }
         if T.self == JSONFragment.self {
             var bytes: [UInt8] = []
@@ -312,20 +306,33 @@ final class ObjectPosition {
     }
 }
 
-/// The identities of the types ``TapeDecoder`` decodes directly, computed once.
+/// The types ``TapeDecoder`` decodes directly, recognized by identities computed once: writing
+/// `[String].self` on the decoding path would ask the runtime for `Array<String>`'s metadata on
+/// every call, and returning `T?` from a generic function would ask for `Optional<T>`'s.
 struct KnownTypes: Sendable {
-    let string = ObjectIdentifier(String.self)
-    let double = ObjectIdentifier(Double.self)
-    let int = ObjectIdentifier(Int.self)
-    let bool = ObjectIdentifier(Bool.self)
-    let strings = ObjectIdentifier([String].self)
-    let doubles = ObjectIdentifier([Double].self)
-    let ints = ObjectIdentifier([Int].self)
+    /// One of the directly decoded types.
+    enum Direct { case string, double, int, bool, strings, doubles, ints }
 
-    /// Whether `id` is one of these types.
+    private let string = ObjectIdentifier(String.self)
+    private let double = ObjectIdentifier(Double.self)
+    private let int = ObjectIdentifier(Int.self)
+    private let bool = ObjectIdentifier(Bool.self)
+    private let strings = ObjectIdentifier([String].self)
+    private let doubles = ObjectIdentifier([Double].self)
+    private let ints = ObjectIdentifier([Int].self)
+
+    /// Which directly decoded type `type` is, if any.
     @inline(__always)
-    func isDirect(_ id: ObjectIdentifier) -> Bool {
-        id == string || id == double || id == int || id == bool || id == strings || id == doubles || id == ints
+    func direct<T>(_ type: T.Type) -> Direct? {
+        let id = ObjectIdentifier(type)
+        if id == string { return .string }
+        if id == double { return .double }
+        if id == int { return .int }
+        if id == bool { return .bool }
+        if id == strings { return .strings }
+        if id == doubles { return .doubles }
+        if id == ints { return .ints }
+        return nil
     }
 
     static let shared = KnownTypes()
