@@ -62,7 +62,7 @@ func report(_ error: JSONParseError) {
     if let option = error.limitOption, let flag = limitFlags[option] {
         text = text.replacingOccurrences(of: "raise Options.\(option)", with: "raise \(flag)")
     }
-    standardError.write("yajl: \(text)\n")
+    standardError.write("yajl: error: \(text)\n")
 }
 
 /// Writes to standard error, unbuffered.

@@ -65,13 +65,13 @@ struct YAJLTool {
             if case .cannotResume = error.kind { return ExitStatus.invalidInput }
             return ExitStatus.usage
         } catch let error as JSONWriterError {
-            standardError.write("yajl: \(error.description)\n")
+            standardError.write("yajl: error: \(error.description)\n")
             return ExitStatus.invalidInput
         } catch let error as JSONRecordDecodingError {
             standardError.write("yajl: error: \(error.description)\n")
             return ExitStatus.invalidInput
-        } catch let error as JSONSourceError {
-            standardError.write("yajl: \(error.description)\n")
+        } catch let error as JSONIOError {
+            standardError.write("yajl: error: \(error.description)\n")
             return ExitStatus.usage
         } catch {
             standardError.write("yajl: \(error)\n")

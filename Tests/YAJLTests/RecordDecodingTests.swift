@@ -54,17 +54,31 @@ struct RecordDecodingTests {
         #expect(DecodingSession.camelCase(fromSnakeCase: key) == expected)
     }
 
-    @Test func losslessBigIntegersIntoDecimalAndString() throws {
+    @Test func losslessBigIntegersIntoDecimalInt128AndUInt64() throws {
         struct Amount: Decodable {
             let exact: Decimal
-            let text: String
+            let wide: Int128
             let big: UInt64
+            let raw: JSONValue
         }
-        let json = #"[{"exact": 123456789012345678901234567890, "text": 123456789012345678901234567890, "big": 18446744073709551615}]"#
+        let json = #"[{"exact": 123456789012345678901234567890, "wide": -123456789012345678901234567890, "big": 12345678901234567890, "raw": 123456789012345678901234567890}]"#
         let amount = try #require(try JSONRecordReader(Amount.self, at: "$[*]", from: .text(json)).next())
         #expect(amount.exact == Decimal(string: "123456789012345678901234567890"))
-        #expect(amount.text == "123456789012345678901234567890")
-        #expect(amount.big == UInt64.max)
+        #expect(amount.wide == -123456789012345678901234567890)
+        #expect(amount.big == 12345678901234567890)  // not 12345678901234567168 (through a Double)
+        #expect(amount.raw == .number(JSONNumber("123456789012345678901234567890")!))
+    }
+
+    @Test func aNumberIsNotSilentlyAString() throws {
+        struct Place: Decodable { let zip: String }
+        let reader = try JSONRecordReader(Place.self, at: "$[*]", from: .text(#"[{"zip": 12345}]"#))
+        let error = try #require(throws: JSONRecordDecodingError.self) { try reader.next() }
+        #expect(error.description == "$[0].zip: expected String, found number")
+        guard case .typeMismatch(let type, _)? = error.underlying else {
+            Issue.record("expected typeMismatch, got \(String(describing: error.underlying))")
+            return
+        }
+        #expect(ObjectIdentifier(type) == ObjectIdentifier(String.self))
     }
 
     @Test func dateStrategies() throws {

@@ -6,11 +6,11 @@
 /// print even when the input is not valid UTF-8.
 ///
 /// ```
-/// error: premature EOF at line 3, column 17 (byte 52) in $.results[2].name
+/// premature EOF at line 3, column 17 (byte 52) in $.results[2].name
 /// ```
 ///
 /// Errors thrown by your ``JSONEventHandler`` are not wrapped in this type: the parser rethrows
-/// them unchanged. I/O failures of a byte source are ``JSONSourceError``s.
+/// them unchanged. I/O failures of a byte source are ``JSONIOError``s.
 public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The category of a parse error. New kinds may be added; switch with a `default`.
     public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -85,11 +85,11 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
         self.excerptMarker = excerptMarker
     }
 
-    /// `error: premature EOF at line 3, column 17 (byte 52) in $.results[2].name`
+    /// `premature EOF at line 3, column 17 (byte 52) in $.results[2].name`
     ///
     /// A path deeper than 24 steps is abbreviated here; ``path`` always holds all of it.
     public var description: String {
-        var text = "error: \(message) at line \(line), column \(column) (byte \(byteOffset))"
+        var text = "\(message) at line \(line), column \(column) (byte \(byteOffset))"
         if let path { text += " in \(path.abbreviated())" }
         return text
     }
@@ -100,23 +100,4 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
         let caret = String(repeating: " ", count: excerptMarker) + "^"
         return "\(description)\n    \(excerpt)\n    \(caret)"
     }
-}
-
-/// A byte source could not be read: the file is missing, a read failed, a stream reported an error.
-public struct JSONSourceError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What the source was (a path, `stdin`, `input stream`, …).
-    public let source: String
-    /// What failed, e.g. `No such file or directory`.
-    public let message: String
-    /// The C `errno`, when the failure came from a system call.
-    public let errno: Int32?
-
-    public init(source: String, message: String, errno: Int32? = nil) {
-        self.source = source
-        self.message = message
-        self.errno = errno
-    }
-
-    /// `cannot read /tmp/x.json: No such file or directory`
-    public var description: String { "cannot read \(source): \(message)" }
 }

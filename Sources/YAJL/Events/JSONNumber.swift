@@ -2,6 +2,8 @@
 ///
 /// Classification rules:
 /// - written without fraction or exponent and fits in `Int64` → ``Value/integer(_:)``;
+/// - written without fraction or exponent but beyond `Int64` (`9223372036854775808`, 30-digit
+///   ids) → ``Value/unrepresentable``: the exact text is the value, never a rounded double;
 /// - otherwise, if it converts to a finite `Double` → ``Value/double(_:)``;
 /// - otherwise (e.g. `1e400`) → ``Value/unrepresentable``: only ``text`` holds it.
 ///
@@ -14,7 +16,8 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         case integer(Int64)
         /// Not an `Int64`, but converts to a finite `Double` (shortest round-trip on output).
         case double(Double)
-        /// Neither: too large for a finite `Double` (e.g. `1e400`). Use ``JSONNumber/text``.
+        /// Neither: an integer literal beyond `Int64` (kept exactly, not rounded), or a number too
+        /// large for a finite `Double` (e.g. `1e400`). Use ``JSONNumber/text``.
         case unrepresentable
     }
 
@@ -45,12 +48,15 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// The value as `Double`: exact for doubles, converted for integers, `nil` when unrepresentable.
+    /// The value as `Double`: exact for doubles, converted (correctly rounded) for integers of any
+    /// size, `-0.0` for `-0`; `nil` when the number is beyond `Double`'s range (`1e400`).
     public var doubleValue: Double? {
         switch value {
-        case .integer(let value): return Double(value)
+        case .integer(let value): return value == 0 && text.hasPrefix("-") ? -0.0 : Double(value)
         case .double(let value): return value
-        case .unrepresentable: return nil
+        case .unrepresentable:
+            guard let double = Double(text), double.isFinite else { return nil }
+            return double
         }
     }
 

@@ -37,7 +37,8 @@ enum JSONNumberParser {
             i += 1
         }
         if i == count {
-            // No fraction, no exponent: an integer if it fits.
+            // No fraction, no exponent: an integer if it fits; else only its exact text is kept
+            // (rounding it to a double would silently change it).
             if !overflowed {
                 if negative {
                     if mantissa <= UInt64(Int64.max) { return .integer(-Int64(mantissa)) }
@@ -46,7 +47,7 @@ enum JSONNumberParser {
                     return .integer(Int64(mantissa))
                 }
             }
-            return slowDouble(base, count)
+            return .unrepresentable
         }
 
         // Fraction.

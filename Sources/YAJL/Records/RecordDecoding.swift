@@ -46,6 +46,16 @@ final class RecordDecoding<Record: Decodable> {
         }
     }
 
+    /// `expected Int, found string` from the decoder's `Expected to decode Int but found string
+    /// instead.`; another decoder's text is kept after the expected type.
+    static func mismatchMessage(expected type: Any.Type, _ text: String) -> String {
+        let name = Unbox.typeName(type)
+        if let found = text.range(of: " but found "), text.hasSuffix(" instead.") {
+            return "expected \(name), found \(text[found.upperBound...].dropLast(" instead.".count))"
+        }
+        return "expected \(name): \(text)"
+    }
+
     /// A decoding error with the record's path, the coding path and a plain message.
     static func describe(_ error: any Error, record: SelectedValue) -> JSONRecordDecodingError {
         guard let decodingError = error as? DecodingError else {
@@ -57,7 +67,7 @@ final class RecordDecoding<Record: Decodable> {
         switch decodingError {
         case .typeMismatch(let type, let context):
             codingPath = context.codingPath
-            message = type == Any.self ? context.debugDescription : "expected \(type): \(context.debugDescription)"
+            message = Self.mismatchMessage(expected: type, context.debugDescription)
         case .valueNotFound(let type, let context):
             codingPath = context.codingPath
             message = context.debugDescription.isEmpty ? "expected \(type), found nothing" : context.debugDescription

@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// Reads a file by path (or file URL) with plain `read(2)` calls in chunks.
@@ -51,7 +44,7 @@ public struct FileHandleByteSource: JSONByteSource {
     }
 
     public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        try posixRead(handle.fileDescriptor, into: buffer, source: name)
+        try Syscalls.read(handle.fileDescriptor, into: buffer, target: name)
     }
 }
 
@@ -60,48 +53,21 @@ final class FileDescriptorOwner {
     private var fd: Int32
 
     init(opening path: String) throws {
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            let code = errno
-            throw JSONSourceError(source: path, message: String(cString: strerror(code)), errno: code)
-        }
+        fd = try Syscalls.openForReading(path)
     }
 
     var isOpen: Bool { fd >= 0 }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, source: String) throws -> Int {
-        try posixRead(fd, into: buffer, source: source)
+        try Syscalls.read(fd, into: buffer, target: source)
     }
 
     func close() {
         if fd >= 0 {
-            _ = systemClose(fd)
+            Syscalls.close(fd)
             fd = -1
         }
     }
 
     deinit { close() }
 }
-
-/// `read(2)`, retried on `EINTR`, with errors as `JSONSourceError`.
-func posixRead(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, source: String) throws -> Int {
-    guard buffer.count > 0 else { return 0 }
-    while true {
-        let n = systemRead(fd, buffer.baseAddress, buffer.count)
-        if n >= 0 { return n }
-        let code = errno
-        if code == EINTR { continue }
-        throw JSONSourceError(source: source, message: String(cString: strerror(code)), errno: code)
-    }
-}
-
-#if canImport(Glibc)
-private let systemRead = Glibc.read
-private let systemClose = Glibc.close
-#elseif canImport(Musl)
-private let systemRead = Musl.read
-private let systemClose = Musl.close
-#else
-private let systemRead = Darwin.read
-private let systemClose = Darwin.close
-#endif

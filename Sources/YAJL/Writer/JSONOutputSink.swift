@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Where a ``JSONWriter``'s bytes go: a file handle (standard output), a file, memory, a closure.
 ///
@@ -13,20 +10,23 @@ public protocol JSONOutputSink {
 }
 
 /// Writes to an open `FileHandle` (standard output, a pipe, a file). The handle stays open.
+///
+/// A failed write throws a ``JSONIOError`` naming the output and the OS error
+/// (`cannot write to standard output: No space left on device`).
 public struct FileHandleOutputSink: JSONOutputSink {
+    /// The handle written to.
     public let handle: FileHandle
-    public init(_ handle: FileHandle) { self.handle = handle }
+    private let name: String
 
+    /// A sink over `handle`; `name` appears in errors (default: `standard output`, or `fd N`).
+    public init(_ handle: FileHandle, name: String? = nil) {
+        self.handle = handle
+        self.name = name ?? Syscalls.name(ofDescriptor: handle.fileDescriptor)
+    }
+
+    /// Writes all of `bytes`, retrying short and interrupted writes.
     public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc.write(handle.fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw JSONSourceError(source: "fd \(handle.fileDescriptor)", message: String(cString: strerror(errno)), errno: errno)
-            }
-            offset += n
-        }
+        try Syscalls.writeAll(handle.fileDescriptor, bytes, target: name)
     }
 }
 
@@ -55,9 +55,9 @@ extension JSONOutputSink where Self == FileHandleOutputSink {
     /// A file, created or truncated.
     public static func file(_ path: String) throws -> FileHandleOutputSink {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw JSONSourceError(source: path, message: "cannot create the file")
+            throw JSONIOError(operation: .create, target: path, message: "the file cannot be created (check that its folder exists and is writable)")
         }
-        return FileHandleOutputSink(handle)
+        return FileHandleOutputSink(handle, name: path)
     }
 }
 

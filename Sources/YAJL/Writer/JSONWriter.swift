@@ -232,6 +232,8 @@ public final class JSONWriter {
 
     private func checkSink() throws {
         if let error = generator.output.pendingError {
+            // The sink's own I/O error passes through unchanged (it names the output and errno).
+            if error is JSONIOError { throw error }
             throw JSONWriterError(kind: .outputFailed, message: "the output failed: \(error)")
         }
     }

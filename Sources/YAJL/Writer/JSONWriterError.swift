@@ -31,5 +31,5 @@ public struct JSONWriterError: Error, Sendable, Hashable, CustomStringConvertibl
         self.message = message
     }
 
-    public var description: String { "error: \(message)" }
+    public var description: String { message }
 }

@@ -4,32 +4,32 @@ import YAJL
 final class EventPrinter: JSONEventHandler {
     let out = OutputBuffer()
 
-    func startObject(context: JSONEventContext) throws { out.write("[\"start_map\"]\n") }
-    func endObject(context: JSONEventContext) throws { out.write("[\"end_map\"]\n") }
-    func startArray(context: JSONEventContext) throws { out.write("[\"start_array\"]\n") }
-    func endArray(context: JSONEventContext) throws { out.write("[\"end_array\"]\n") }
-    func null(context: JSONEventContext) throws { out.write("[\"null\"]\n") }
+    func startObject(context: JSONEventContext) throws { try out.write("[\"start_map\"]\n") }
+    func endObject(context: JSONEventContext) throws { try out.write("[\"end_map\"]\n") }
+    func startArray(context: JSONEventContext) throws { try out.write("[\"start_array\"]\n") }
+    func endArray(context: JSONEventContext) throws { try out.write("[\"end_array\"]\n") }
+    func null(context: JSONEventContext) throws { try out.write("[\"null\"]\n") }
     func bool(_ value: Bool, context: JSONEventContext) throws {
-        out.write(value ? "[\"boolean\",true]\n" : "[\"boolean\",false]\n")
+        try out.write(value ? "[\"boolean\",true]\n" : "[\"boolean\",false]\n")
     }
     func key(_ key: JSONStringView, context: JSONEventContext) throws {
-        out.write("[\"map_key\",")
-        out.writeJSONString(key.bytes)
-        out.write("]\n")
+        try out.write("[\"map_key\",")
+        try out.writeJSONString(key.bytes)
+        try out.write("]\n")
     }
     func string(_ value: JSONStringView, context: JSONEventContext) throws {
-        out.write("[\"string\",")
-        out.writeJSONString(value.bytes)
-        out.write("]\n")
+        try out.write("[\"string\",")
+        try out.writeJSONString(value.bytes)
+        try out.write("]\n")
     }
     func number(_ value: JSONNumberView, context: JSONEventContext) throws {
         switch value.value {
-        case .integer(let integer): out.write("[\"integer\",\(integer)]\n")
-        case .double(let double): out.write("[\"double\",\(double)]\n")  // shortest round-trip form
+        case .integer(let integer): try out.write("[\"integer\",\(integer)]\n")
+        case .double(let double): try out.write("[\"double\",\(double)]\n")  // shortest round-trip form
         case .unrepresentable:
-            out.write("[\"number\",")
-            out.writeJSONString(value.bytes)
-            out.write("]\n")
+            try out.write("[\"number\",")
+            try out.writeJSONString(value.bytes)
+            try out.write("]\n")
         }
     }
 }
@@ -47,7 +47,12 @@ let eventsCommand = Command(
     options: parserOptionSpecs, maxInputs: 1
 ) { settings in
     let printer = EventPrinter()
-    defer { printer.out.flush() }
-    try parseInput(settings, handler: printer)
+    do {
+        try parseInput(settings, handler: printer)
+    } catch {
+        try printer.out.flush()  // the events before the error
+        throw error
+    }
+    try printer.out.flush()
     return ExitStatus.success
 }

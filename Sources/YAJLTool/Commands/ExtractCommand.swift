@@ -45,15 +45,17 @@ let extractCommand = Command(
     var written = 0
     do {
         while let value = try reader.next() {
-            out.write(bytes: value.bytes)
-            out.write("\n")
+            try out.write(bytes: value.bytes)
+            try out.write("\n")
             written += 1
             if written & 1023 == 0 { progress?.update(bytes: reader.report.bytesRead, records: written) }
         }
-        out.flush()
+        try out.flush()
         progress?.finish(bytes: reader.report.bytesRead, records: written)
+    } catch let error as JSONIOError where error.operation == .write {
+        throw error
     } catch {
-        out.flush()
+        try out.flush()
         progress?.finish(bytes: reader.report.bytesRead, records: written)
         standardError.write("yajl: \(written) value\(written == 1 ? "" : "s") written before the error\n")
         throw error

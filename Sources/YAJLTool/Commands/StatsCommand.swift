@@ -37,10 +37,10 @@ let statsCommand = Command(
     let parser = try parseInput(options, handler: counter)
     let c = counter
     let out = OutputBuffer()
-    out.write(
+    try out.write(
         "{\"bytes\":\(parser.bytesConsumed),\"maps\":\(c.maps),\"arrays\":\(c.arrays),\"keys\":\(c.keys),"
             + "\"strings\":\(c.strings),\"integers\":\(c.integers),\"doubles\":\(c.doubles),\"numbers\":\(c.numbers),"
             + "\"booleans\":\(c.booleans),\"nulls\":\(c.nulls),\"max_depth\":\(parser.maxDepthSeen)}\n")
-    out.flush()
+    try out.flush()
     return ExitStatus.success
 }

@@ -36,11 +36,17 @@ func writeStreaming(_ writer: JSONWriter, finalNewline: Bool, _ body: () throws 
     do {
         try body()
         try writer.finish()
+    } catch let error as JSONIOError where error.operation == .write {
+        throw error  // the output itself failed: nothing more can be written
     } catch {
-        try? writer.flush()
+        try writer.flush()  // a well-formed prefix; a failing output reports its own error
         throw error
     }
-    if finalNewline { FileHandle.standardOutput.write(Data("\n".utf8)) }
+    if finalNewline {
+        let newline = OutputBuffer()
+        try newline.write("\n")
+        try newline.flush()
+    }
 }
 
 let toNDJSONCommand = Command(

@@ -1,8 +1,8 @@
 /// The coding path as a linked list, extended per container without copying and made into an
 /// array only when someone asks, usually for an error message.
 ///
-/// A class, so that containers can refer to their node without retaining it (the decoder keeps
-/// the nodes of the values it is inside alive; see ``TapeDecoder/keepAlive(_:)``).
+/// A class, so that a container holds its node with one reference (see the ownership notes of
+/// ``TapeDecoder``).
 final class CodingPathNode: Sendable {
     private enum Step {
         case root

@@ -79,9 +79,11 @@ final class DecodingSession {
         for cached in keyedContainers[depth] where cached.keyType == keyType {
             cached.position.object = object
             cached.position.node = node
+            cached.position.generation = decoder.liveGeneration
             return unsafeDowncast(cached.holder, to: ContainerHolder<Key>.self).container
         }
-        let position = ObjectPosition(object: object, node: node, depth: depth, hint: memberHint(depth: depth))
+        let position = ObjectPosition(
+            object: object, node: node, depth: depth, hint: memberHint(depth: depth), generation: decoder.liveGeneration)
         let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: decoder, position: position))
         keyedContainers[depth].append(CachedKeyedContainer(keyType: keyType, position: position, holder: ContainerHolder(container)))
         return container
@@ -97,11 +99,12 @@ final class DecodingSession {
         let decoder: TapeDecoder
         if let recordDecoder {
             decoder = recordDecoder
-            decoder.reset(view: view, index: index)
         } else {
             decoder = TapeDecoder(view: view, index: index, session: self, cachesContainers: true)
             recordDecoder = decoder
         }
+        decoder.beginRecord(view: view, index: index)
+        defer { decoder.endRecord() }
         return try decoder.decodeCurrent(T.self)
     }
 
@@ -137,55 +140,110 @@ final class DecodingSession {
 /// bytes; a `String` is made only for `String` values. Containers decode the primitive types
 /// directly, without the generic path.
 ///
-/// Valid only while the tape is unchanged: a record is decoded before its tape is handed back.
+/// ## Ownership (the invariant every container relies on)
+/// - A container holds strong references to everything it reads through: its decoder, its
+///   ``ObjectPosition`` and its coding-path node (one retain when it is made, none per value).
+/// - A decoder made by `superDecoder` holds the session and the record decoder strongly; the
+///   session's record decoder refers back to the session unowned (the session holds it).
+/// - The tape is valid only while its record is decoded. The record decoder's ``generation`` is
+///   odd during a record and changes when it begins and ends; every container and decoder checks
+///   it before reading, so one kept past its record (escaped from `init(from:)`) throws
+///   `dataCorrupted` instead of reading memory that was freed or reused.
 final class TapeDecoder: Decoder {
     private(set) var view: TapeView
     private(set) var index: Int
     private(set) var node: CodingPathNode = .root
     /// How many values deep the current value is in the record (for the member hints).
     private(set) var depth = 0
-    /// Not retained: the session outlives every decoder (the record reader holds it).
+    /// Not retained by the record decoder (the session holds it); see `sessionOwner`.
     unowned(unsafe) let session: DecodingSession
-    /// Nodes and positions of nested containers, which containers refer to without retaining.
-    private var nestedNodes: [CodingPathNode] = []
-    private var nestedPositions: [ObjectPosition] = []
+    /// The session, retained by decoders made by `superDecoder` (nothing else holds them).
+    private let sessionOwner: DecodingSession?
+    /// The session's record decoder, for decoders made by `superDecoder`; `nil` for itself.
+    private let recordDecoder: TapeDecoder?
+    /// The record decoder's ``generation`` when a `superDecoder` decoder was made.
+    private let birth: Int
+    /// Record decoder only: odd while a record is being decoded; changes at its start and end.
+    private(set) var generation = 0
     /// Whether `container(keyedBy:)` reuses the session's cached containers: only for the
     /// session's record decoder (their containers refer to it).
     let cachesContainers: Bool
 
+    /// The session's record decoder.
     init(view: TapeView, index: Int, session: DecodingSession, cachesContainers: Bool = false) {
         self.view = view
         self.index = index
         self.session = session
         self.cachesContainers = cachesContainers
+        sessionOwner = nil
+        recordDecoder = nil
+        birth = 0
+    }
+
+    /// A decoder of the value at `index` of `parent`'s record, at `node` (for `superDecoder`).
+    init(nestedIn parent: TapeDecoder, index: Int, node: CodingPathNode) {
+        view = parent.view
+        self.index = index
+        self.node = node
+        depth = parent.depth + 1
+        session = parent.session
+        sessionOwner = parent.session
+        let root = parent.recordDecoder ?? parent
+        recordDecoder = root
+        birth = root.generation
+        cachesContainers = false
     }
 
     /// Places the decoder at the root of the record at `index` of `view` (decoders are reused
-    /// from record to record).
-    func reset(view: TapeView, index: Int) {
+    /// from record to record), and begins a new generation.
+    func beginRecord(view: TapeView, index: Int) {
         self.view = view
         self.index = index
         node = .root
         depth = 0
-        nestedNodes.removeAll(keepingCapacity: true)
-        nestedPositions.removeAll(keepingCapacity: true)
+        generation &+= 1
+    }
+
+    /// Ends the record: containers and decoders made for it stop reading.
+    func endRecord() {
+        generation &+= 1
+    }
+
+    /// The generation that containers made now belong to.
+    var liveGeneration: Int { recordDecoder?.generation ?? generation }
+
+    /// Whether this decoder's record is still being decoded.
+    private var isLive: Bool {
+        if let recordDecoder { return recordDecoder.generation == birth }
+        return generation & 1 == 1
+    }
+
+    /// Throws unless this decoder's record is still being decoded.
+    @inline(__always)
+    func checkLive() throws {
+        guard isLive else { throw Unbox.expired(node) }
     }
 
     var codingPath: [any CodingKey] { node.codingPath }
     var userInfo: [CodingUserInfoKey: Any] { session.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard view.entries[index].kind == .object else { throw Unbox.mismatch("object", view, index, node) }
+        try checkLive()
+        guard view.entries[index].kind == .object else { throw Unbox.mismatch([String: Any].self, view, index, node) }
         if cachesContainers { return session.keyedContainer(keyedBy: Key.self, decoder: self, object: index, depth: depth, node: node) }
         return nestedKeyedContainer(keyedBy: Key.self, object: index, depth: depth, node: node)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard view.entries[index].kind == .array else { throw Unbox.mismatch("array", view, index, node) }
+        try checkLive()
+        guard view.entries[index].kind == .array else { throw Unbox.mismatch([Any].self, view, index, node) }
         return UnkeyedContainer(decoder: self, array: index, node: node)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        try checkLive()
+        return self
+    }
 
     /// Decodes `T` from the value at `index` at `node`, then returns to the current value.
     /// Primitives and arrays of primitives are decoded directly, without building the node.
@@ -224,7 +282,7 @@ final class TapeDecoder: Decoder {
         _ element: (TapeView, Int, @autoclosure () -> CodingPathNode) throws -> E
     ) throws -> [E] {
         let entry = view.entries[index]
-        guard entry.kind == .array else { throw Unbox.mismatch("array", view, index, node) }
+        guard entry.kind == .array else { throw Unbox.mismatch([Any].self, view, index, node) }
         var elements: [E] = []
         elements.reserveCapacity(entry.b)
         var child = index + 1
@@ -275,8 +333,7 @@ final class TapeDecoder: Decoder {
     }
 
     private func decodeDecimal() throws -> Decimal {
-        let kind = view.entries[index].kind
-        guard kind == .number || kind == .string else { throw Unbox.mismatch("Decimal", view, index, node) }
+        guard view.entries[index].kind == .number else { throw Unbox.mismatch(Decimal.self, view, index, node) }
         let text = view.string(index)
         guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
             throw Unbox.corrupted("'\(text)' is not a decimal number", node)
@@ -291,18 +348,22 @@ final class TapeDecoder: Decoder {
 final class ObjectPosition {
     /// The object's entry on the tape.
     var object: Int
-    /// Not retained: the decoder holds it (its current node, or a nested container's).
-    unowned(unsafe) var node: CodingPathNode
+    /// The object's coding-path node.
+    var node: CodingPathNode
     /// The object's nesting depth in the record.
     let depth: Int
     /// This depth's member hint (see ``DecodingSession/memberHint(depth:)``).
     let hint: UnsafeMutablePointer<(object: Int, next: Int)>?
 
-    init(object: Int, node: CodingPathNode, depth: Int, hint: UnsafeMutablePointer<(object: Int, next: Int)>?) {
+    /// The decoder generation the container belongs to (see ``TapeDecoder``'s ownership notes).
+    var generation: Int
+
+    init(object: Int, node: CodingPathNode, depth: Int, hint: UnsafeMutablePointer<(object: Int, next: Int)>?, generation: Int) {
         self.object = object
         self.node = node
         self.depth = depth
         self.hint = hint
+        self.generation = generation
     }
 }
 
@@ -338,12 +399,32 @@ struct KnownTypes: Sendable {
     static let shared = KnownTypes()
 }
 
-/// The conversions from a tape value to Swift's primitive types, shared by all containers.
+/// The conversions from a tape value to Swift's primitive types, shared by all containers, with
+/// `JSONDecoder`'s semantics: a wrong type is `typeMismatch` naming the expected type, `null` where a
+/// value is required is `valueNotFound`, and a number that does not fit is `dataCorrupted`.
 enum Unbox {
-    /// `expected String, found number` as a `DecodingError.typeMismatch`.
-    static func mismatch(_ expected: String, _ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) -> DecodingError {
-        .typeMismatch(Any.self, DecodingError.Context(
-            codingPath: node().codingPath, debugDescription: "expected \(expected), found \(view.kindName(index))"))
+    /// `Expected to decode String but found number instead.` as a `DecodingError.typeMismatch`, or
+    /// `valueNotFound` when the value is `null`.
+    static func mismatch(_ expected: Any.Type, _ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) -> DecodingError {
+        let codingPath = node().codingPath
+        if view.entries[index].kind == .null {
+            return .valueNotFound(expected, DecodingError.Context(
+                codingPath: codingPath, debugDescription: "Cannot get value of type \(typeName(expected)) -- found null value instead"))
+        }
+        return .typeMismatch(expected, DecodingError.Context(
+            codingPath: codingPath, debugDescription: "Expected to decode \(typeName(expected)) but found \(view.kindName(index)) instead."))
+    }
+
+    /// How a type is named in messages: `String`, `object` for keyed containers, `array` for unkeyed.
+    static func typeName(_ type: Any.Type) -> String {
+        if type == [String: Any].self { return "object" }
+        if type == [Any].self { return "array" }
+        return "\(type)"
+    }
+
+    /// A container or decoder used after its record was decoded.
+    static func expired(_ node: CodingPathNode) -> DecodingError {
+        corrupted("a decoder or container was used after its record was decoded (keep values, not containers)", node)
     }
 
     static func corrupted(_ message: String, _ node: @autoclosure () -> CodingPathNode) -> DecodingError {
@@ -354,73 +435,150 @@ enum Unbox {
 
     static func bool(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Bool {
         let entry = view.entries[index]
-        guard entry.kind == .bool else { throw mismatch("Bool", view, index, node()) }
+        guard entry.kind == .bool else {
+            // JSONDecoder reports null into Bool as a type mismatch, not valueNotFound: so do we.
+            if entry.kind == .null {
+                throw DecodingError.typeMismatch(Bool.self, DecodingError.Context(
+                    codingPath: node().codingPath, debugDescription: "Expected to decode Bool but found null instead."))
+            }
+            throw mismatch(Bool.self, view, index, node())
+        }
         return entry.a != 0
     }
 
-    /// Strings decode as themselves; a number decodes as its exact text, so big integers can be
-    /// kept losslessly in a `String`.
+    /// Strings only, as `JSONDecoder`: a number is a type mismatch (decode big integers into
+    /// `Decimal`, `Int128` or `UInt64`, or take the whole value as a ``JSONValue``).
     static func string(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> String {
-        let kind = view.entries[index].kind
-        guard kind == .string || kind == .number else { throw mismatch("String", view, index, node()) }
+        guard view.entries[index].kind == .string else { throw mismatch(String.self, view, index, node()) }
         return view.string(index)
     }
 
     static func double(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Double {
-        guard view.entries[index].kind == .number else { throw mismatch("Double", view, index, node()) }
-        switch view.numberValue(index) {
-        case .integer(let integer): return Double(integer)
-        case .double(let double): return double
-        case .unrepresentable: throw corrupted("\(view.string(index)) does not fit in Double", node())
-        }
-    }
-
-    static func float(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Float {
-        let double = try Self.double(view, index, node())
-        guard abs(double) <= Double(Float.greatestFiniteMagnitude) else { throw corrupted("\(double) does not fit in Float", node()) }
-        return Float(double)
-    }
-
-    static func integer<T: FixedWidthInteger>(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode, as type: T.Type) throws -> T {
-        guard view.entries[index].kind == .number else { throw mismatch("\(T.self)", view, index, node()) }
+        guard view.entries[index].kind == .number else { throw mismatch(Double.self, view, index, node()) }
         switch view.numberValue(index) {
         case .integer(let integer):
-            if let exact = T(exactly: integer) { return exact }
-        case .double(let double):
-            if let exact = T(exactly: double) { return exact }
-            if let exact = T(view.string(index)) { return exact }  // e.g. UInt64 above Int64.max
+            // `-0` is an integer of value 0 with a sign that a Double keeps.
+            if integer == 0 && view.text(index).first == UInt8(ascii: "-") { return -0.0 }
+            return Double(integer)
+        case .double(let double): return double
         case .unrepresentable:
-            break
+            // An integer beyond Int64 converts (rounded, as JSONDecoder does); `1e400` does not.
+            let text = view.string(index)
+            if let double = Double(text), double.isFinite { return double }
+            throw corrupted("Number \(text) is not representable in Double", node())
         }
-        throw corrupted("\(view.string(index)) does not fit in \(T.self)", node())
+    }
+
+    /// A `Float` rounded once from the text (not through `Double`); out of range or a non-zero
+    /// value that underflows to zero is `dataCorrupted`, as with `JSONDecoder`.
+    static func float(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Float {
+        guard view.entries[index].kind == .number else { throw mismatch(Float.self, view, index, node()) }
+        let text = view.string(index)
+        let double = try Self.double(view, index, node())
+        guard let float = Float(text), float.isFinite, float != 0 || double == 0 else {
+            throw corrupted("Number \(text) is not representable in Float", node())
+        }
+        return float
+    }
+
+    /// Any integer type, exactly: from the classified `Int64` when it fits, else from the number's
+    /// text (`12345678901234567890` into `UInt64`, 39 digits into `Int128`); a number written with a
+    /// fraction or exponent decodes when its exact value is a whole number in range
+    /// (`9007199254740993.0`, `1e2`), as with `JSONDecoder`. Never through `Double`.
+    static func integer<T: FixedWidthInteger>(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode, as type: T.Type) throws -> T {
+        guard view.entries[index].kind == .number else { throw mismatch(T.self, view, index, node()) }
+        if case .integer(let integer) = view.numberValue(index), let exact = T(exactly: integer) { return exact }
+        if let exact: T = ExactInteger.parse(view.text(index)) { return exact }
+        throw corrupted("Number \(view.string(index)) is not representable in \(T.self)", node())
+    }
+}
+
+/// Exact conversion of JSON number text to an integer type, without going through `Double`.
+enum ExactInteger {
+    /// The integer `text` denotes, when its exact value is a whole number that fits `T`: `1.0e3`
+    /// is 1000, `1.5` and `1e-1` are not whole, `1e30` does not fit `Int64`.
+    static func parse<T: FixedWidthInteger>(_ text: UnsafeRawBufferPointer) -> T? {
+        let bytes = text.bindMemory(to: UInt8.self)
+        var i = 0
+        let n = bytes.count
+        let negative = n > 0 && bytes[0] == UInt8(ascii: "-")
+        if negative { i = 1 }
+        // The significant digits (integer part then fraction) and the power of ten they scale by.
+        var digits: [UInt8] = []
+        var scale = 0
+        while i < n, bytes[i].isASCIIDigit { digits.append(bytes[i]); i += 1 }
+        if i < n, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < n, bytes[i].isASCIIDigit { digits.append(bytes[i]); scale -= 1; i += 1 }
+        }
+        if i < n, (bytes[i] | 0x20) == UInt8(ascii: "e") {
+            i += 1
+            var exponentNegative = false
+            if i < n, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+                exponentNegative = bytes[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            var exponent = 0
+            while i < n, bytes[i].isASCIIDigit {
+                if exponent < 1_000_000 { exponent = exponent * 10 + Int(bytes[i] &- UInt8(ascii: "0")) }
+                i += 1
+            }
+            scale += exponentNegative ? -exponent : exponent
+        }
+        guard i == n, !digits.isEmpty else { return nil }
+        // Leading zeros carry nothing; trailing zeros move into the scale.
+        while let first = digits.first, first == UInt8(ascii: "0") { digits.removeFirst() }
+        if digits.isEmpty { return 0 }
+        while let last = digits.last, last == UInt8(ascii: "0") { digits.removeLast(); scale += 1 }
+        guard scale >= 0 else { return nil }  // a fraction remains
+        // 128-bit integers have at most 39 digits: anything longer cannot fit.
+        guard digits.count + scale <= 40 else { return nil }
+        var magnitude = T.Magnitude(0)
+        for digit in digits + [UInt8](repeating: UInt8(ascii: "0"), count: scale) {
+            let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times10.addingReportingOverflow(T.Magnitude(digit &- UInt8(ascii: "0")))
+            if o1 || o2 { return nil }
+            magnitude = sum
+        }
+        if negative {
+            guard T.isSigned else { return nil }
+            if magnitude == T.Magnitude(T.max) + 1 { return T.min }
+            guard let value = T(exactly: magnitude) else { return nil }
+            return 0 - value
+        }
+        return T(exactly: magnitude)
     }
 }
 
 extension TapeDecoder: SingleValueDecodingContainer {
-    func decodeNil() -> Bool { Unbox.isNull(view, index) }
-    func decode(_ type: Bool.Type) throws -> Bool { try Unbox.bool(view, index, node) }
-    func decode(_ type: String.Type) throws -> String { try Unbox.string(view, index, node) }
-    func decode(_ type: Double.Type) throws -> Double { try Unbox.double(view, index, node) }
-    func decode(_ type: Float.Type) throws -> Float { try Unbox.float(view, index, node) }
-    func decode(_ type: Int.Type) throws -> Int { try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try Unbox.integer(view, index, node, as: type) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decodeCurrent(type) }
+    func decodeNil() -> Bool { isLive && Unbox.isNull(view, index) }
+    func decode(_ type: Bool.Type) throws -> Bool { try checkLive(); return try Unbox.bool(view, index, node) }
+    func decode(_ type: String.Type) throws -> String { try checkLive(); return try Unbox.string(view, index, node) }
+    func decode(_ type: Double.Type) throws -> Double { try checkLive(); return try Unbox.double(view, index, node) }
+    func decode(_ type: Float.Type) throws -> Float { try checkLive(); return try Unbox.float(view, index, node) }
+    func decode(_ type: Int.Type) throws -> Int { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: Int128.Type) throws -> Int128 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: UInt128.Type) throws -> UInt128 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try checkLive()
+        return try decodeCurrent(type)
+    }
 }
 
 struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    /// Not retained: a container lives inside its decoder's `decode` call, which holds the decoder
-    /// (and the tape it reads is valid only then).
-    unowned(unsafe) let decoder: TapeDecoder
-    /// Not retained: the session's container cache or the decoder holds it.
-    unowned(unsafe) let position: ObjectPosition
+    /// The decoder it reads through (retained: see ``TapeDecoder``'s ownership notes).
+    let decoder: TapeDecoder
+    /// Its object, node and generation (retained).
+    let position: ObjectPosition
     /// Whether keys are compared as they are, with no key strategy.
     private let usesDefaultKeys: Bool
 
@@ -439,8 +597,12 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private var view: TapeView { decoder.view }
     private var session: DecodingSession { decoder.session }
 
-    /// The key entries of the members, in order.
+    /// Whether the container's record is still being decoded.
+    private var isLive: Bool { decoder.liveGeneration == position.generation }
+
+    /// The key entries of the members, in order (none once the record is over).
     private var keyIndices: [Int] {
+        guard isLive else { return [] }
         var keys: [Int] = []
         var child = object + 1
         while child < view.entries[object].a {
@@ -466,6 +628,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Synthesized `init(from:)` asks for the keys in declaration order, which is usually the
     /// document's order: the member after the last one found is tried first.
     private func member(_ key: Key) -> Int? {
+        guard isLive else { return nil }
         let wanted = key.stringValue
         let end = view.entries[object].a
         let hint = position.hint
@@ -494,6 +657,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func childNode(_ key: Key) -> CodingPathNode { .key(key.stringValue, parent: node) }
 
     private func require(_ key: Key) throws -> Int {
+        guard isLive else { throw Unbox.expired(node) }
         guard let value = member(key) else {
             throw DecodingError.keyNotFound(key, DecodingError.Context(
                 codingPath: codingPath, debugDescription: "missing key '\(key.stringValue)'"))
@@ -502,7 +666,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// The member for `key`, or nil when it is absent or null (for `decodeIfPresent`).
-    private func present(_ key: Key) -> Int? {
+    private func present(_ key: Key) throws -> Int? {
+        guard isLive else { throw Unbox.expired(node) }
         guard let value = member(key), !Unbox.isNull(view, value) else { return nil }
         return value
     }
@@ -518,6 +683,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try Unbox.integer(view, require(key), childNode(key), as: type) }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try Unbox.integer(view, require(key), childNode(key), as: type) }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try Unbox.integer(view, require(key), childNode(key), as: type) }
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try Unbox.integer(view, require(key), childNode(key), as: type) }
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try Unbox.integer(view, require(key), childNode(key), as: type) }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try Unbox.bool(view, $0, childNode(key)) } }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key).map { try Unbox.string(view, $0, childNode(key)) } }
@@ -529,61 +696,51 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = present(key) else { return nil }
+        guard let value = try present(key) else { return nil }
         return try decoder.decode(type, at: value, node: childNode(key))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let value = try require(key)
-        guard view.entries[value].kind == .object else { throw Unbox.mismatch("object", view, value, childNode(key)) }
+        guard view.entries[value].kind == .object else { throw Unbox.mismatch([String: Any].self, view, value, childNode(key)) }
         return decoder.nestedKeyedContainer(keyedBy: NestedKey.self, object: value, depth: depth + 1, node: childNode(key))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let value = try require(key)
-        guard view.entries[value].kind == .array else { throw Unbox.mismatch("array", view, value, childNode(key)) }
-        return UnkeyedContainer(decoder: decoder, array: value, node: decoder.keepAlive(childNode(key)))
+        guard view.entries[value].kind == .array else { throw Unbox.mismatch([Any].self, view, value, childNode(key)) }
+        return UnkeyedContainer(decoder: decoder, array: value, node: childNode(key))
     }
 
     func superDecoder() throws -> any Decoder {
+        guard isLive else { throw Unbox.expired(node) }
         guard let value = member(Key(stringValue: "super")!) else {
             throw DecodingError.keyNotFound(RecordCodingKey.superKey, DecodingError.Context(codingPath: codingPath, debugDescription: "missing key 'super'"))
         }
-        return TapeDecoder(view: view, index: value, session: session).positioned(at: .key("super", parent: node))
+        return TapeDecoder(nestedIn: decoder, index: value, node: .key("super", parent: node))
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        TapeDecoder(view: view, index: try require(key), session: session).positioned(at: childNode(key))
+        TapeDecoder(nestedIn: decoder, index: try require(key), node: childNode(key))
     }
 }
 
 extension TapeDecoder {
-    /// Keeps `node` alive as long as the decoder (for a nested container's node, which nothing
-    /// else holds), and returns it.
-    func keepAlive(_ node: CodingPathNode) -> CodingPathNode {
-        nestedNodes.append(node)
-        return node
-    }
-
-    /// A new keyed container (not cached), kept alive by the decoder.
+    /// A new keyed container (not cached), owning its position.
     func nestedKeyedContainer<Key: CodingKey>(keyedBy type: Key.Type, object: Int, depth: Int, node: CodingPathNode) -> KeyedDecodingContainer<Key> {
-        let position = ObjectPosition(object: object, node: keepAlive(node), depth: depth, hint: session.memberHint(depth: depth))
-        nestedPositions.append(position)
+        let position = ObjectPosition(
+            object: object, node: node, depth: depth, hint: session.memberHint(depth: depth), generation: liveGeneration)
         return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, position: position))
-    }
-
-    /// The same decoder placed at `node` (for `superDecoder`).
-    func positioned(at node: CodingPathNode) -> TapeDecoder {
-        self.node = node
-        return self
     }
 }
 
 struct UnkeyedContainer: UnkeyedDecodingContainer {
-    /// Not retained, as in ``KeyedContainer``.
-    unowned(unsafe) let decoder: TapeDecoder
-    /// Not retained, as in ``KeyedContainer``.
-    unowned(unsafe) let node: CodingPathNode
+    /// Retained, as in ``KeyedContainer``.
+    let decoder: TapeDecoder
+    /// Retained, as in ``KeyedContainer``.
+    let node: CodingPathNode
+    /// The decoder generation the container belongs to.
+    private let generation: Int
     private let end: Int
     private var position: Int
     private(set) var currentIndex = 0
@@ -592,6 +749,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     init(decoder: TapeDecoder, array: Int, node: CodingPathNode) {
         self.decoder = decoder
         self.node = node
+        generation = decoder.liveGeneration
         let entry = decoder.view.entries[array]
         end = entry.a
         count = entry.b
@@ -604,6 +762,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     /// The next element's entry and index; moves past it.
     private mutating func next(_ type: Any.Type) throws -> (Int, Int) {
+        guard decoder.liveGeneration == generation else { throw Unbox.expired(node) }
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(type, DecodingError.Context(
                 codingPath: codingPath + [RecordCodingKey(intValue: currentIndex)], debugDescription: "the array has no more elements"))
@@ -618,6 +777,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     private func elementNode(_ index: Int) -> CodingPathNode { .index(index, parent: node) }
 
     mutating func decodeNil() throws -> Bool {
+        guard decoder.liveGeneration == generation else { throw Unbox.expired(node) }
         guard !isAtEnd, Unbox.isNull(view, position) else { return false }
         position += 1
         currentIndex += 1
@@ -630,6 +790,8 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: Float.Type) throws -> Float { let (v, i) = try next(type); return try Unbox.float(view, v, elementNode(i)) }
     mutating func decode(_ type: Int.Type) throws -> Int { let (v, i) = try next(type); return try Unbox.integer(view, v, elementNode(i), as: type) }
     mutating func decode(_ type: Int64.Type) throws -> Int64 { let (v, i) = try next(type); return try Unbox.integer(view, v, elementNode(i), as: type) }
+    mutating func decode(_ type: Int128.Type) throws -> Int128 { let (v, i) = try next(type); return try Unbox.integer(view, v, elementNode(i), as: type) }
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { let (v, i) = try next(type); return try Unbox.integer(view, v, elementNode(i), as: type) }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let (value, index) = try next(type)
@@ -639,19 +801,19 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let (value, index) = try next(KeyedDecodingContainer<NestedKey>.self)
         let node = elementNode(index)
-        guard view.entries[value].kind == .object else { throw Unbox.mismatch("object", view, value, node) }
+        guard view.entries[value].kind == .object else { throw Unbox.mismatch([String: Any].self, view, value, node) }
         return decoder.nestedKeyedContainer(keyedBy: NestedKey.self, object: value, depth: decoder.depth + 1, node: node)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let (value, index) = try next((any UnkeyedDecodingContainer).self)
         let node = elementNode(index)
-        guard view.entries[value].kind == .array else { throw Unbox.mismatch("array", view, value, node) }
-        return UnkeyedContainer(decoder: decoder, array: value, node: decoder.keepAlive(node))
+        guard view.entries[value].kind == .array else { throw Unbox.mismatch([Any].self, view, value, node) }
+        return UnkeyedContainer(decoder: decoder, array: value, node: node)
     }
 
     mutating func superDecoder() throws -> any Decoder {
         let (value, index) = try next((any Decoder).self)
-        return TapeDecoder(view: view, index: value, session: decoder.session).positioned(at: elementNode(index))
+        return TapeDecoder(nestedIn: decoder, index: value, node: elementNode(index))
     }
 }

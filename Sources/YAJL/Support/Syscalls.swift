@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The only place in the package that calls libc's I/O: `open`, `read`, `write`, `close`, in the
+/// style of swift-system. Every call is retried on `EINTR` in one helper, and `errno` becomes a
+/// ``JSONIOError`` naming the operation and its target.
+package enum Syscalls {
+    /// The text of an `errno` value (`No space left on device`).
+    package static func message(forErrno code: Int32) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        return String(cString: text)
+    }
+
+    /// Runs `call` until it does not fail with `EINTR`; a failure becomes a ``JSONIOError``.
+    @inline(__always)
+    private static func retryingOnInterrupt(
+        _ operation: JSONIOError.Operation, _ target: @autoclosure () -> String, _ call: () -> Int
+    ) throws(JSONIOError) -> Int {
+        while true {
+            let result = call()
+            if result >= 0 { return result }
+            let code = errno
+            if code == EINTR { continue }
+            throw JSONIOError(operation: operation, target: target(), message: message(forErrno: code), errno: code)
+        }
+    }
+
+    /// Opens `path` for reading (close-on-exec).
+    package static func openForReading(_ path: String) throws(JSONIOError) -> Int32 {
+        Int32(try retryingOnInterrupt(.open, path) { Int(open(path, O_RDONLY | O_CLOEXEC)) })
+    }
+
+    /// One `read(2)` into `buffer`; 0 at the end of the input.
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, target: @autoclosure () -> String) throws(JSONIOError) -> Int {
+        guard buffer.count > 0 else { return 0 }
+        return try retryingOnInterrupt(.read, target()) { systemRead(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Writes all of `bytes` to `fd`, looping over short writes.
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, target: @autoclosure () -> String) throws(JSONIOError) {
+        var offset = 0
+        while offset < bytes.count {
+            let base = bytes.baseAddress! + offset
+            let remaining = bytes.count - offset
+            offset += try retryingOnInterrupt(.write, target()) { systemWrite(fd, base, remaining) }
+        }
+    }
+
+    /// Closes `fd`, ignoring errors (a descriptor opened for reading has nothing to lose).
+    package static func close(_ fd: Int32) {
+        _ = systemClose(fd)
+    }
+
+    /// The name of a descriptor in messages: `standard output`, `standard error`, `stdin`, `fd N`.
+    package static func name(ofDescriptor fd: Int32) -> String {
+        switch fd {
+        case 0: return "stdin"
+        case 1: return "standard output"
+        case 2: return "standard error"
+        default: return "fd \(fd)"
+        }
+    }
+}
+
+#if canImport(Glibc)
+private let systemRead = Glibc.read
+private let systemWrite = Glibc.write
+private let systemClose = Glibc.close
+#elseif canImport(Musl)
+private let systemRead = Musl.read
+private let systemWrite = Musl.write
+private let systemClose = Musl.close
+#else
+private let systemRead = Darwin.read
+private let systemWrite = Darwin.write
+private let systemClose = Darwin.close
+#endif
