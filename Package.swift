@@ -29,7 +29,7 @@ let package = Package(
         // a dozen more libraries (about 6 MiB of RSS) into every process that links it.
         .target(name: "YAJLHTTP", dependencies: ["YAJL", "CCurl"], path: "Sources/YAJLHTTP"),
         // Synthetic documents of any size, streamed to disk: for `make demo`, tests and benchmarks.
-        .target(name: "YAJLFixtures", path: "Sources/YAJLFixtures"),
+        .target(name: "YAJLFixtures", dependencies: ["YAJL"], path: "Sources/YAJLFixtures"),
         // The `yajl` command-line tool.
         .executableTarget(name: "YAJLTool", dependencies: ["YAJL", "YAJLHTTP", "YAJLFixtures"], path: "Sources/YAJLTool"),
         // Benchmarks: a C baseline straight over libyajl, and the side-by-side runner.

@@ -1,4 +1,5 @@
 import Foundation
+import YAJL
 
 /// Writes synthetic JSON documents of a requested size, streamed to a file in 1 MiB writes (never
 /// held in memory), and counts what it wrote so tests can check a parser's counts against it.
@@ -38,12 +39,9 @@ public enum DocumentGenerator {
     /// Writes a document of `kind` of at least `targetBytes` bytes to `path`; returns its counts.
     @discardableResult
     public static func write(_ kind: Kind, targetBytes: Int, to path: String, seed: UInt64 = 1) throws -> Counts {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: path) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-        }
-        defer { try? handle.close() }
-        var writer = Writer(handle: handle)
+        let fd = try Syscalls.createForWriting(path)
+        defer { Syscalls.close(fd) }
+        var writer = Writer(fd: fd, path: path)
         var counts = Counts()
         var random = SplitMix64(seed: seed)
 
@@ -137,26 +135,36 @@ struct SplitMix64 {
     }
 }
 
-/// Buffers writes into 1 MiB blocks.
+/// Buffers writes into 1 MiB blocks. A failed write is kept and thrown by the final ``flush()``.
 struct Writer {
-    let handle: FileHandle
+    let fd: Int32
+    let path: String
     var buffer: [UInt8] = []
     var written = 0
+    var failure: JSONIOError?
 
-    init(handle: FileHandle) {
-        self.handle = handle
+    init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
         buffer.reserveCapacity(1 << 20)
     }
 
     mutating func append(_ text: String) {
         buffer.append(contentsOf: text.utf8)
         written += text.utf8.count
-        if buffer.count >= 1 << 20 { try? flush() }
+        if buffer.count >= 1 << 20 {
+            do { try flush() } catch { failure = failure ?? error }
+        }
     }
 
-    mutating func flush() throws {
+    mutating func flush() throws(JSONIOError) {
+        if let failure { throw failure }
+        defer { buffer.removeAll(keepingCapacity: true) }
         guard !buffer.isEmpty else { return }
-        try handle.write(contentsOf: buffer)
-        buffer.removeAll(keepingCapacity: true)
+        let (fd, path) = (fd, path)
+        let result: Result<Void, JSONIOError> = buffer.withUnsafeBytes { bytes in
+            Result { () throws(JSONIOError) in try Syscalls.writeAll(fd, bytes, target: path) }
+        }
+        try result.get()
     }
 }

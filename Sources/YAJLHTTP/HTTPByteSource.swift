@@ -79,6 +79,8 @@ public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
 /// the resource changed, and the source fails rather than splice. Retries are bounded, with
 /// exponential backoff.
 ///
+/// Durations are clamped to 0…1,000,000 s (NaN counts as 0), so no value of an option can trap.
+///
 /// Not `Sendable`; reads happen on the calling thread. As an ``AsyncJSONByteSource`` it honours task
 /// cancellation within a tenth of a second.
 public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
@@ -227,7 +229,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
         guard validator != nil else { throw fail(.cannotResume, "\(reason), and the server gave no ETag or Last-Modified to resume safely") }
         guard resumes < options.maxRetries else { throw fail(.cannotResume, "\(reason), and \(options.maxRetries) retries are used up") }
         resumes += 1
-        let wait = min(options.maxBackoff, options.backoff * pow(2, Double(resumes - 1)))
+        let wait = Self.clampedSeconds(min(options.maxBackoff, options.backoff * pow(2, Double(resumes - 1))))
         if wait > 0 { Thread.sleep(forTimeInterval: wait) }
         closeTransfer()  // bytes received but not handed out are fetched again
         return false
@@ -261,9 +263,12 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
         _ = ccurl_setopt_string(easy, CURLOPT_URL, url.absoluteString)
         _ = ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
         _ = ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        _ = ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(options.timeout * 1000))
+        // Any timeout (even .infinity, .nan or 1e300) becomes a whole number libcurl accepts: no
+        // conversion here can trap.
+        let timeout = Self.clampedSeconds(options.timeout)
+        _ = ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(timeout * 1000))
         _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
-        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(options.timeout)))
+        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(timeout)))
         _ = ccurl_setopt_string(easy, CURLOPT_USERAGENT, "swift-yajl")
         var headers = options.headers.map { "\($0.key): \($0.value)" }
         if delivered > 0 {
@@ -429,5 +434,13 @@ extension AsyncJSONByteSource where Self == HTTPByteSource {
     /// An `http://` or `https://` URL, read with libcurl, resumed after dropped connections.
     public static func http(_ url: URL, options: HTTPOptions = HTTPOptions()) -> HTTPByteSource {
         HTTPByteSource(url: url, options: options)
+    }
+}
+
+extension HTTPByteSource {
+    /// `seconds` within 0…1,000,000 (NaN is 0): safe to convert to whole milliseconds.
+    static func clampedSeconds(_ seconds: TimeInterval) -> TimeInterval {
+        guard !seconds.isNaN else { return 0 }
+        return min(max(seconds, 0), 1_000_000)
     }
 }

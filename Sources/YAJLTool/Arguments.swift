@@ -57,6 +57,17 @@ let limitFlags: [String: String] = [
     "maxDepth": "--max-depth", "maxTokenBytes": "--max-token-bytes", "maxDocumentBytes": "--max-document-bytes",
 ]
 
+/// A library option error in the words of the command line: `--chunk-size is 107374182400000;
+/// it must be from 1 to 1073741824 (1 GiB)`.
+func commandLineMessage(_ error: JSONOptionError) -> String {
+    let flags = [
+        "JSONParser.Options.chunkSize": "--chunk-size", "JSONParser.Options.maxDepth": "--max-depth",
+        "JSONParser.Options.maxTokenBytes": "--max-token-bytes", "JSONParser.Options.maxDocumentBytes": "--max-document-bytes",
+        "JSONWriter.Options.indent": "--indent-string",
+    ]
+    return JSONOptionError(option: flags[error.option] ?? error.option, value: error.value, allowed: error.allowed).description
+}
+
 /// `123`, `64K`, `16M`, `1G` (binary multiples).
 func parseSize(_ text: String, option: String) throws -> Int {
     let multipliers: [Character: Int] = ["K": 1 << 10, "k": 1 << 10, "M": 1 << 20, "m": 1 << 20, "G": 1 << 30, "g": 1 << 30]

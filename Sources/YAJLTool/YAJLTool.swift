@@ -48,6 +48,11 @@ struct YAJLTool {
         }
         do {
             let settings = try parseArguments(rest, specs: command.options, command: command.name)
+            do {
+                try settings.parser.validate()
+            } catch {
+                throw UsageError(description: commandLineMessage(error))
+            }
             if settings.inputs.count > command.maxInputs {
                 throw UsageError(description: "too many inputs for 'yajl \(command.name)': \(settings.inputs.joined(separator: " "))")
             }

@@ -31,9 +31,12 @@ struct ToolTests {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
+        // A tool that stops reading early (--limit, an error) closes the pipe: its write must
+        // fail with EPIPE here, not kill the test process with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         try process.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
+        try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
+        try? input.fileHandleForWriting.close()
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -84,6 +84,18 @@ struct TextPosition {
         return 0
     }
 
+    /// The last byte before absolute `offset` that is not white space, looking back through
+    /// `chunk` (starting at `base`) and then the bytes kept from earlier chunks.
+    func lastSignificantByte(before offset: Int, in chunk: UnsafeRawBufferPointer, base: Int) -> UInt8? {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+        var i = max(0, min(offset - base, chunk.count)) - 1
+        while i >= 0 {
+            if !isSpace(chunk[i]) { return chunk[i] }
+            i -= 1
+        }
+        return tail.last(where: { !isSpace($0) })
+    }
+
     /// Line and column (1-based, column in bytes) of absolute `offset`, which lies in `chunk`
     /// (starting at absolute `base`) or just after it.
     func lineAndColumn(of offset: Int, in chunk: UnsafeRawBufferPointer, base: Int) -> (line: Int, column: Int) {

@@ -53,6 +53,7 @@ extension JSONParser {
     ///   handler's own error, unchanged.
     @discardableResult
     public func parse(from source: some JSONByteSource) throws -> State {
+        if state == .parsing { try options.validate() }  // before the read buffer is allocated
         var source = source
         var feeder = ChunkFeeder(options: options)
         defer { feeder.deallocate() }
@@ -70,7 +71,7 @@ extension JSONParser {
     /// so that task cancellation reaches it.
     @discardableResult
     public func parse<Source: JSONByteSource & AsyncJSONByteSource>(from source: Source) async throws -> State {
-        try await parseAsync(from: source)
+        return try await parseAsync(from: source)
     }
 
     /// Parses a whole document from an asynchronous source, then calls ``finish()``.
@@ -80,7 +81,8 @@ extension JSONParser {
     /// the parse with `CancellationError` (never with a truncated-input error).
     @discardableResult
     public func parse(from source: some AsyncJSONByteSource) async throws -> State {
-        try await parseAsync(from: source)
+        if state == .parsing { try options.validate() }  // before the read buffer is allocated
+        return try await parseAsync(from: source)
     }
 
     private func parseAsync(from source: some AsyncJSONByteSource) async throws -> State {

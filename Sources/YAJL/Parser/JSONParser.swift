@@ -43,16 +43,39 @@ public final class JSONParser {
     private let handler: any JSONEventHandler
     private let bridge: YAJLParserBridge
     private var failure: (any Error)?
-    /// Bytes fed since the last chunk that produced an event: the most a buffered token can hold.
-    private var bytesWithoutEvent = 0
+    /// Why ``options`` cannot be used, found when the parser was made; thrown by the first call.
+    private let optionsError: JSONOptionError?
+    /// ``Options/maxTokenBytes``, within its valid range (so that no arithmetic on it can trap).
+    private let tokenLimit: Int
+    /// Bytes of the token being buffered (a string, key, number or comment spanning pieces):
+    /// white space and separators before it do not count.
+    private var tokenBytes = 0
+    /// Whether the bytes fed since the last event include the start of a token.
+    private var tokenStarted = false
+    /// Whether the parser is inside `parse`/`finish` (a handler calling them back is refused).
+    private var isBusy = false
+    /// Strict UTF-8 validation across chunks (when ``Options/validatesUTF8`` is on).
+    private var utf8 = UTF8Validator()
+    /// The first bytes of the input while they may still be a byte order mark (`EF BB BF`).
+    private var byteOrderMark: [UInt8]? = []
     /// Whether the last chunk produced at least one event (the feeders grow their reads when not).
     private(set) var lastChunkProducedEvents = true
 
     /// Creates a parser that delivers events to `handler`.
+    ///
+    /// Options out of their ranges (see ``Options/validate()``) are reported by the first call to
+    /// ``parse(_:)-(UnsafeRawBufferPointer)`` or ``finish()`` as a ``JSONOptionError``.
     public init(options: Options = Options(), handler: some JSONEventHandler) {
         self.options = options
         self.handler = handler
         self.bridge = YAJLParserBridge(options: options, handler: handler)
+        do {
+            try options.validate()
+            optionsError = nil
+        } catch {
+            optionsError = error
+        }
+        tokenLimit = min(max(options.maxTokenBytes, 1), Options.maxTokenBytesRange.upperBound)
     }
 
     /// Creates a parser that delivers owned ``JSONEvent``s to a closure: convenient, but it makes a
@@ -73,31 +96,111 @@ public final class JSONParser {
     /// Parses the next chunk of input. Chunks may split the text anywhere, even inside a
     /// multi-byte character or an escape.
     ///
+    /// A UTF-8 byte order mark at the very start of the input is skipped (RFC 8259 allows
+    /// parsers to); offsets still count its three bytes.
+    ///
     /// - Returns: ``State/parsing``, or ``State/stopped`` if the handler stopped the parse (later
     ///   calls then do nothing).
-    /// - Throws: ``JSONParseError`` for invalid input or a limit, or the handler's own error unchanged.
+    /// - Throws: ``JSONParseError`` for invalid input or a limit, the handler's own error
+    ///   unchanged, ``JSONOptionError`` for options out of range, and ``JSONParserUsageError`` when
+    ///   called after ``finish()`` or from inside the parser's own handler.
     @discardableResult
     public func parse(_ chunk: UnsafeRawBufferPointer) throws -> State {
+        try enter("parse")
+        defer { isBusy = false }
         switch state {
         case .parsing: break
         case .stopped: return .stopped
-        case .finished: return .finished
+        case .finished:
+            throw JSONParserUsageError(message: "parse called after finish(): the input had already ended (make a new parser for more input)")
         case .failed: throw failure!
         }
+        if let optionsError { throw fail(optionsError) }
         guard !chunk.isEmpty else { return .parsing }
+        var input = chunk
+        if byteOrderMark != nil {
+            guard let rest = try skipByteOrderMark(chunk) else { return .parsing }
+            input = rest
+        }
+        return try feed(input)
+    }
+
+    /// Skips a byte order mark at the start of the input, holding its first bytes while a chunk
+    /// boundary splits it. Returns the rest of `chunk` to parse, or `nil` when all of it was held.
+    private func skipByteOrderMark(_ chunk: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        var held = byteOrderMark ?? []
+        var used = 0
+        while held.count < 3 && used < chunk.count && chunk[used] == mark[held.count] {
+            held.append(chunk[used])
+            used += 1
+        }
+        if held.count == 3 {
+            byteOrderMark = nil
+            held.withUnsafeBytes { bridge.state.pointee.position.advance(over: $0, base: 0) }
+            bytesConsumed = 3
+            return UnsafeRawBufferPointer(rebasing: chunk[used...])
+        }
+        if used == chunk.count {
+            byteOrderMark = held  // all of the chunk may still be the start of the mark
+            return nil
+        }
+        // Not a byte order mark: the held bytes are input like any other.
+        byteOrderMark = nil
+        if !held.isEmpty {
+            let state = try held.withUnsafeBytes { try feed($0) }
+            if state != .parsing { return nil }
+        }
+        return UnsafeRawBufferPointer(rebasing: chunk[used...])
+    }
+
+    /// Marks the parser busy; a call from inside its own handler is a usage error (libyajl would
+    /// abort on it).
+    private func enter(_ call: String) throws {
+        guard !isBusy else {
+            throw JSONParserUsageError(message: "\(call) called from inside the parser's own handler (re-entrant use of a JSONParser)")
+        }
+        isBusy = true
+    }
+
+    /// Feeds accepted input to YAJL, piece by piece, enforcing the limits and strict UTF-8.
+    private func feed(_ chunk: UnsafeRawBufferPointer) throws -> State {
         var accepted = chunk
         var overLimit = false
-        if let limit = options.maxDocumentBytes, bytesConsumed + chunk.count > limit {
+        if let limit = options.maxDocumentBytes, chunk.count > limit - bytesConsumed {
             accepted = UnsafeRawBufferPointer(rebasing: chunk[..<max(0, limit - bytesConsumed)])
             overLimit = true
         }
-        // A token may not run past `maxTokenBytes` bytes without an event: the input is fed in
-        // pieces that end where the limit would be passed, so YAJL never buffers more of one
-        // token than the limit (plus the chunk where it began), whatever the read size.
+        if options.validatesUTF8, let invalid = utf8.validate(accepted, base: bytesConsumed) {
+            // Feed up to the offending sequence (its lead byte too when the lead itself is valid,
+            // so that YAJL reports it first if it is outside a string, as with 1-byte chunks).
+            let leadIsValid = invalid.byteOffset > invalid.leadOffset
+            let end = max(0, (leadIsValid ? invalid.leadOffset + 1 : invalid.leadOffset) - bytesConsumed)
+            let fed = UnsafeRawBufferPointer(rebasing: accepted[..<min(end, accepted.count)])
+            if try feedPieces(fed) == .stopped { return .stopped }
+            let rest = UnsafeRawBufferPointer(rebasing: accepted[fed.count...])
+            throw fail(parseError(
+                .invalidUTF8, "invalid bytes in UTF8 string (\(invalid.reason))", offset: invalid.leadOffset,
+                chunk: rest, base: bytesConsumed))
+        }
+        if try feedPieces(accepted) == .stopped { return .stopped }
+        if overLimit {
+            throw fail(limitError(
+                .documentLimitExceeded, "the document is longer than \(options.maxDocumentBytes!) bytes",
+                option: "maxDocumentBytes", offset: bytesConsumed, chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed))
+        }
+        return .parsing
+    }
+
+    /// Feeds `accepted` to YAJL in pieces that end where the token limit would be passed, so YAJL
+    /// never buffers more of one token than the limit (plus the piece where it began), whatever
+    /// the read size. Only the bytes of a token count: white space between tokens is free (an
+    /// endless run of it is stopped by ``Options/maxDocumentBytes``).
+    private func feedPieces(_ accepted: UnsafeRawBufferPointer) throws -> State {
         var rest = accepted
         var producedEvents = false
-        repeat {
-            let room = options.maxTokenBytes + 1 - bytesWithoutEvent
+        while !rest.isEmpty {
+            let room = tokenLimit + 1 - tokenBytes
             let piece = rest.count > room ? UnsafeRawBufferPointer(rebasing: rest[..<room]) : rest
             rest = UnsafeRawBufferPointer(rebasing: rest[piece.count...])
             let base = bytesConsumed
@@ -106,25 +209,41 @@ public final class JSONParser {
             if state == .stopped { return .stopped }
             bridge.state.pointee.position.advance(over: piece, base: base)
             bytesConsumed += piece.count
-            // Limit errors below are at `bytesConsumed`, which the position has already passed:
-            // they are located with an empty chunk there (the piece's lines are counted already).
             let pieceProducedEvents = bridge.state.pointee.eventCount != eventsBefore
             producedEvents = producedEvents || pieceProducedEvents
-            bytesWithoutEvent = pieceProducedEvents ? 0 : bytesWithoutEvent + piece.count
-            if bytesWithoutEvent > options.maxTokenBytes {
+            countTokenBytes(in: piece, producedEvents: pieceProducedEvents)
+            // Limit errors are at `bytesConsumed`, which the position has already passed: they
+            // are located with an empty chunk there (the piece's lines are counted already).
+            if tokenBytes > tokenLimit {
                 throw fail(limitError(
                     .tokenLimitExceeded,
                     "a single token (string, key or number) is longer than \(options.maxTokenBytes) bytes",
                     option: "maxTokenBytes", offset: bytesConsumed, chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed))
             }
-        } while !rest.isEmpty
-        lastChunkProducedEvents = producedEvents
-        if overLimit {
-            throw fail(limitError(
-                .documentLimitExceeded, "the document is longer than \(options.maxDocumentBytes!) bytes",
-                option: "maxDocumentBytes", offset: bytesConsumed, chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed))
         }
+        lastChunkProducedEvents = producedEvents
         return .parsing
+    }
+
+    /// Updates ``tokenBytes`` after a piece: an event ends the token; otherwise the piece's bytes
+    /// from the first one that is not white space or a separator belong to a token YAJL buffers.
+    @inline(__always)
+    private func countTokenBytes(in piece: UnsafeRawBufferPointer, producedEvents: Bool) {
+        if producedEvents {
+            tokenBytes = 0
+            tokenStarted = false
+        } else if tokenStarted {
+            tokenBytes += piece.count
+        } else if let first = piece.firstIndex(where: { !Self.isSeparator($0) }) {
+            tokenStarted = true
+            tokenBytes = piece.count - first
+        }
+    }
+
+    /// White space and the separators `,` and `:`: bytes YAJL never buffers.
+    @inline(__always)
+    private static func isSeparator(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":")
     }
 
     /// Parses the next chunk of input from any contiguous bytes (`[UInt8]`, `Data`, a slice, …).
@@ -150,11 +269,19 @@ public final class JSONParser {
     /// - Returns: ``State/finished``, or ``State/stopped`` if the handler stopped the parse.
     @discardableResult
     public func finish() throws -> State {
+        try enter("finish")
+        defer { isBusy = false }
         switch state {
         case .parsing: break
         case .stopped: return .stopped
         case .finished: return .finished
         case .failed: throw failure!
+        }
+        if let optionsError { throw fail(optionsError) }
+        if let held = byteOrderMark, !held.isEmpty {
+            // The input was only the start of a byte order mark: parse it as input.
+            byteOrderMark = nil
+            if try held.withUnsafeBytes({ try feed($0) }) == .stopped { return .stopped }
         }
         try check(
             bridge.complete(end: bytesConsumed), chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed,
@@ -191,6 +318,14 @@ public final class JSONParser {
             state = .stopped
         case .error(let message, let consumed):
             var offset = base + min(consumed, chunk.count)
+            if consumed > 0 && consumed <= chunk.count {
+                // YAJL has consumed the offending byte: point at it, not after it.
+                let last = chunk[consumed - 1]
+                if message == "invalid char in json text"
+                    || (message == "unallowed token at this point in JSON text" && Self.isStructural(last)) {
+                    offset -= 1
+                }
+            }
             if consumed == 0 && message.hasPrefix("after key and value") {
                 offset -= bridge.state.pointee.position.lengthOfSplitToken(continuingInto: chunk)
             }
@@ -225,10 +360,31 @@ public final class JSONParser {
         let position = bridge.state.pointee.position
         let (line, column) = position.lineAndColumn(of: offset, in: chunk, base: base)
         let (excerpt, marker) = position.excerpt(around: offset, in: chunk, base: base)
-        let path = options.tracksPath ? bridge.state.pointee.path.materialize() : nil
+        var path: JSONPath?
+        if options.tracksPath {
+            // A token where a value or key was expected (after `[`, `{` or `,`) is located at that
+            // next element or at the object, not at the value before it.
+            // So is an error inside a string in an array: the string's event has not come yet.
+            let insideString = kind == .invalidUTF8 || kind == .invalidEscape || message == "invalid character inside string"
+            let atNextValue = (insideString && bridge.state.pointee.path.innermostIsArray)
+                || (Self.locatesNextValue(kind)
+                    && [UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "{")].contains(
+                        position.lastSignificantByte(before: offset, in: chunk, base: base)))
+            path = bridge.state.pointee.path.materialize(atNextValue: atNextValue)
+        }
         return JSONParseError(
             kind: kind, message: message, limitOption: option, byteOffset: offset, line: line, column: column,
             path: path, excerpt: excerpt, excerptMarker: marker)
+    }
+
+    /// `]`, `}`, `,` and `:`: one-byte tokens.
+    private static func isStructural(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":")
+    }
+
+    /// Whether an error of `kind` is about a token outside strings (so it may start the next value).
+    private static func locatesNextValue(_ kind: JSONParseError.Kind) -> Bool {
+        kind == .invalidCharacter || kind == .unexpectedToken || kind == .invalidNumber
     }
 
     /// Classifies YAJL's message (it exposes no error codes for lexical errors).

@@ -58,9 +58,36 @@ extension JSONParser {
             self.chunkSize = chunkSize
         }
 
-        /// ``chunkSize`` made sane: at least 1 byte.
-        var effectiveChunkSize: Int { max(1, chunkSize) }
-        /// The largest read the feeders grow to while a token spans reads.
-        var maxReadSize: Int { max(effectiveChunkSize, maxTokenBytes) }
+        /// The allowed ``maxDepth``s.
+        public static let maxDepthRange = 1...1_000_000
+        /// The allowed ``maxTokenBytes``: 1 byte to 1 TiB.
+        public static let maxTokenBytesRange = 1...(1 << 40)
+        /// The allowed ``chunkSize``s: 1 byte to 1 GiB.
+        public static let chunkSizeRange = 1...(1 << 30)
+
+        /// Checks every option against its allowed range.
+        ///
+        /// - Throws: ``JSONOptionError`` naming the first option out of range.
+        public func validate() throws(JSONOptionError) {
+            func check(_ name: String, _ value: Int, _ range: ClosedRange<Int>, _ unit: String = "") throws(JSONOptionError) {
+                guard range.contains(value) else {
+                    throw JSONOptionError(
+                        option: "JSONParser.Options.\(name)", value: "\(value)",
+                        allowed: "from \(range.lowerBound) to \(range.upperBound)\(unit)")
+                }
+            }
+            try check("maxDepth", maxDepth, Self.maxDepthRange)
+            try check("maxTokenBytes", maxTokenBytes, Self.maxTokenBytesRange, " (1 TiB)")
+            try check("chunkSize", chunkSize, Self.chunkSizeRange, " (1 GiB)")
+            if let maxDocumentBytes, maxDocumentBytes < 0 {
+                throw JSONOptionError(
+                    option: "JSONParser.Options.maxDocumentBytes", value: "\(maxDocumentBytes)", allowed: "0 or more (or nil for no limit)")
+            }
+        }
+
+        /// ``chunkSize`` within its allowed range.
+        var effectiveChunkSize: Int { min(max(1, chunkSize), Self.chunkSizeRange.upperBound) }
+        /// The largest read the feeders grow to while a token spans reads (at most 1 GiB).
+        var maxReadSize: Int { min(max(effectiveChunkSize, maxTokenBytes), Self.chunkSizeRange.upperBound) }
     }
 }

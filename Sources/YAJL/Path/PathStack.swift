@@ -16,9 +16,16 @@ struct PathStack {
         var index: Int
         /// Objects: where the current key starts in the arena; arrays: where the next frame's key may start.
         var keyStart: Int
-        /// Objects: the current key's length in bytes, -1 before the first key. Arrays: 0.
+        /// Objects: the current key's length in bytes as kept (at most ``PathStack/maxKeyBytes``),
+        /// -1 before the first key. Arrays: 0.
         var keyLength: Int
+        /// Objects: whether the current key was longer than what is kept.
+        var keyIsCut = false
     }
+
+    /// The most bytes of one key kept in the path: longer keys are kept cut, and rendered with
+    /// `…` at the end, so the path stack's memory is bounded by depth × 4 KiB, not by the keys.
+    static let maxKeyBytes = 4096
 
     private(set) var depth = 0
     private var frames: UnsafeMutablePointer<Frame>
@@ -41,6 +48,9 @@ struct PathStack {
         arena.deallocate()
     }
 
+    /// Whether the innermost open container is an array.
+    var innermostIsArray: Bool { depth > 0 && frames[depth - 1].isArray }
+
     /// Called before every value (scalar or container start): moves an enclosing array to its next index.
     @inline(__always)
     mutating func willStartValue() {
@@ -59,7 +69,7 @@ struct PathStack {
             let top = frames[depth - 1]
             start = top.keyStart + max(top.keyLength, 0)
         }
-        frames[depth] = Frame(isArray: isArray, index: -1, keyStart: start, keyLength: isArray ? 0 : -1)
+        frames[depth] = Frame(isArray: isArray, index: -1, keyStart: start, keyLength: isArray ? 0 : -1, keyIsCut: false)
         depth &+= 1
     }
 
@@ -78,12 +88,14 @@ struct PathStack {
             return
         }
         let start = frames[top].keyStart
-        let end = start + key.count
+        let kept = min(key.count, Self.maxKeyBytes)
+        let end = start + kept
         if end > arenaCapacity { growArena(to: end) }
-        if let base = key.baseAddress, key.count > 0 {
-            (arena + start).update(from: base.assumingMemoryBound(to: UInt8.self), count: key.count)
+        if let base = key.baseAddress, kept > 0 {
+            (arena + start).update(from: base.assumingMemoryBound(to: UInt8.self), count: kept)
         }
-        frames[top].keyLength = key.count
+        frames[top].keyLength = kept
+        frames[top].keyIsCut = kept < key.count
     }
 
     /// The path of the current position, materialized.
@@ -91,17 +103,26 @@ struct PathStack {
     /// An object frame with a key names that key, an array frame with an index names that index,
     /// and a frame still before its first member ends the path there (the position is the
     /// container itself, e.g. at `{` or at an error right after it).
-    func materialize() -> JSONPath {
+    ///
+    /// With `atNextValue`, the innermost container is located where its next element would be:
+    /// an array at the index after the current one, an object at itself (before its next key).
+    func materialize(atNextValue: Bool = false) -> JSONPath {
         var components: [JSONPath.Component] = []
         components.reserveCapacity(depth)
         for level in 0..<depth {
             let frame = frames[level]
+            let innermost = level == depth - 1
+            if innermost && atNextValue {
+                if frame.isArray { components.append(.index(frame.index + 1)) }
+                break
+            }
             if frame.isArray {
                 if frame.index >= 0 { components.append(.index(frame.index)) } else { break }
             } else {
                 if frame.keyLength < 0 { break }
                 let bytes = UnsafeBufferPointer(start: arena + frame.keyStart, count: frame.keyLength)
-                components.append(.key(String(decoding: bytes, as: UTF8.self)))
+                let key = String(decoding: bytes, as: UTF8.self)
+                components.append(.key(frame.keyIsCut ? key + "…" : key))
             }
         }
         return JSONPath(components)

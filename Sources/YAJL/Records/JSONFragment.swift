@@ -48,6 +48,22 @@ public enum JSONEscaping {
         output.append(contentsOf: utf8[runStart...])
         output.append(UInt8(ascii: "\""))
     }
+
+    /// `text` with control characters shown as escapes (`\n`, `\u{1b}`) and at most 64
+    /// characters, for error messages: a message never prints a raw control character.
+    public static func printable(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars.prefix(64) {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += "\\u{\(String(scalar.value, radix: 16))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return text.unicodeScalars.count > 64 ? result + "…" : result
+    }
 }
 
 extension TapeView {

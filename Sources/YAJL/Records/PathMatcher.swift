@@ -36,7 +36,9 @@ struct PathMatcher {
             guard first + query.segments.count + 1 <= Self.maxStates else {
                 throw JSONPathSyntaxError(
                     expression: query.expression, position: 0,
-                    message: "the selected paths have more than \(Self.maxStates - queries.count) segments in all")
+                    message: "too many paths in one pass: \(queries.count) paths with \(queries.reduce(0) { $0 + $1.segments.count }) segments "
+                        + "need \(queries.reduce(0) { $0 + $1.segments.count + 1 }) matcher states, and one pass has \(Self.maxStates) "
+                        + "(each path takes one state per segment plus one); split the paths over several passes")
             }
             for segment in query.segments {
                 let match: Step.Match

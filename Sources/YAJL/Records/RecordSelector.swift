@@ -122,6 +122,11 @@ final class RecordSelector: JSONEventHandler {
         // not (a `..` segment after the anchor keeps the state alive below it).
         let anchors = states == 0 ? 0 : matcher.anchoredQueries(states) & ~matcher.anchoredQueries(parentStates)
         if states & matcher.accepting != 0 {
+            if let limit, selectedCount >= limit {  // `limit: 0` selects nothing
+                finishedEarly = true
+                context.stop()
+                return
+            }
             captureInfo = (tape.count, context.path ?? .root, matcher.matchedQuery(states), context.topLevelIndex, context.line, context.byteOffset, anchors)
             record(tape)
             if !isContainer { emit(context: context) }

@@ -35,6 +35,11 @@ package enum Syscalls {
         Int32(try retryingOnInterrupt(.open, path) { Int(open(path, O_RDONLY | O_CLOEXEC)) })
     }
 
+    /// Creates (or truncates) `path` for writing (close-on-exec, mode 0644).
+    package static func createForWriting(_ path: String) throws(JSONIOError) -> Int32 {
+        Int32(try retryingOnInterrupt(.create, path) { Int(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)) })
+    }
+
     /// One `read(2)` into `buffer`; 0 at the end of the input.
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, target: @autoclosure () -> String) throws(JSONIOError) -> Int {
         guard buffer.count > 0 else { return 0 }

@@ -54,10 +54,8 @@ extension JSONOutputSink where Self == FileHandleOutputSink {
     public static func fileHandle(_ handle: FileHandle) -> FileHandleOutputSink { FileHandleOutputSink(handle) }
     /// A file, created or truncated.
     public static func file(_ path: String) throws -> FileHandleOutputSink {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw JSONIOError(operation: .create, target: path, message: "the file cannot be created (check that its folder exists and is writable)")
-        }
-        return FileHandleOutputSink(handle, name: path)
+        // open(2), not FileManager.createFile: that replaces the path atomically, even a device.
+        FileHandleOutputSink(FileHandle(fileDescriptor: try Syscalls.createForWriting(path), closeOnDealloc: true), name: path)
     }
 }
 

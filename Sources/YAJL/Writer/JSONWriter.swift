@@ -31,11 +31,32 @@ public final class JSONWriter {
         /// Bytes buffered before they go to the sink. Default 64 KiB.
         public var bufferSize = 64 << 10
 
+        /// Options as given; see ``validate()`` for what is allowed.
         public init(beautify: Bool = false, indent: String = "    ", validatesUTF8: Bool = false, escapesSolidus: Bool = false) {
             self.beautify = beautify
             self.indent = indent
             self.validatesUTF8 = validatesUTF8
             self.escapesSolidus = escapesSolidus
+        }
+
+        /// The longest ``indent`` accepted, in bytes.
+        public static let maxIndentBytes = 64
+
+        /// Checks the options: ``indent`` is white space only (spaces, tabs, newlines; YAJL refuses
+        /// anything else) of at most ``maxIndentBytes`` bytes, and ``bufferSize`` is from 1 byte to
+        /// 1 GiB.
+        ///
+        /// - Throws: ``JSONOptionError`` naming the first option out of range.
+        public func validate() throws(JSONOptionError) {
+            let whiteSpace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+            guard indent.utf8.count <= Self.maxIndentBytes, indent.utf8.allSatisfy(whiteSpace.contains) else {
+                throw JSONOptionError(
+                    option: "JSONWriter.Options.indent", value: "\"\(JSONEscaping.printable(indent))\"",
+                    allowed: "white space only (spaces, tabs, newlines), at most \(Self.maxIndentBytes) bytes")
+            }
+            guard (1...(1 << 30)).contains(bufferSize) else {
+                throw JSONOptionError(option: "JSONWriter.Options.bufferSize", value: "\(bufferSize)", allowed: "from 1 to 1073741824 (1 GiB)")
+            }
         }
     }
 
@@ -50,11 +71,24 @@ public final class JSONWriter {
     @exclusivity(unchecked) private var stack: [Container] = []
     @exclusivity(unchecked) private var complete = false
     private var separator: String?
+    /// Why ``options`` cannot be used; thrown by every call.
+    private let optionsError: JSONOptionError?
 
     /// A writer to `sink`.
+    ///
+    /// Options out of their ranges (see ``Options/validate()``) make every call throw a
+    /// ``JSONOptionError``; nothing is written.
     public init(to sink: some JSONOutputSink, options: Options = Options()) {
         self.options = options
-        generator = YAJLGeneratorBridge(options: options, output: GeneratorOutput(sink: sink, capacity: max(1, options.bufferSize)))
+        var usable = options
+        do {
+            try options.validate()
+            optionsError = nil
+        } catch {
+            optionsError = error
+            usable = Options()
+        }
+        generator = YAJLGeneratorBridge(options: usable, output: GeneratorOutput(sink: sink, capacity: min(max(1, usable.bufferSize), 1 << 30)))
     }
 
     /// The nesting depth: how many objects and arrays are open.
@@ -75,6 +109,7 @@ public final class JSONWriter {
     }
 
     public func endObject() throws {
+        if let optionsError { throw optionsError }
         guard case .object(let expectingKey)? = stack.last else {
             throw stateError(stack.isEmpty ? "closing an object that is not open" : "closing an object inside an array")
         }
@@ -94,6 +129,7 @@ public final class JSONWriter {
     }
 
     public func endArray() throws {
+        if let optionsError { throw optionsError }
         guard case .array? = stack.last else {
             throw stateError(stack.isEmpty ? "closing an array that is not open" : "closing an array inside an object")
         }
@@ -110,6 +146,7 @@ public final class JSONWriter {
 
     /// An object key from UTF-8 bytes (e.g. a parser's ``JSONStringView/bytes``).
     public func key(utf8: UnsafeRawBufferPointer) throws {
+        if let optionsError { throw optionsError }
         guard case .object(expectingKey: true)? = stack.last else {
             throw stateError(stack.isEmpty || isArray ? "a key outside an object" : "a key where a value is expected")
         }
@@ -136,7 +173,19 @@ public final class JSONWriter {
     }
 
     /// A number from its JSON text (e.g. a parser's ``JSONNumberView/bytes``), written verbatim.
+    ///
+    /// - Throws: ``JSONWriterError/Kind/invalidNumber`` unless `text` is a JSON number (RFC 8259's
+    ///   grammar: `-0`, `1.5e3`; not `1]`, `+1`, `01`, `NaN` or empty text).
     public func number(text: UnsafeRawBufferPointer) throws {
+        guard JSONNumberGrammar.isValid(text.bindMemory(to: UInt8.self)) else {
+            throw JSONWriterError(
+                kind: .invalidNumber, message: "not a JSON number: \"\(JSONEscaping.printable(String(decoding: text, as: UTF8.self)))\"")
+        }
+        try number(validatedText: text)
+    }
+
+    /// A number whose text is known to be valid (it came through YAJL's lexer).
+    func number(validatedText text: UnsafeRawBufferPointer) throws {
         try beforeValue("a number")
         try check(generator.number(text))
         afterValue()
@@ -173,6 +222,7 @@ public final class JSONWriter {
 
     /// Hands the buffered output to the sink.
     public func flush() throws {
+        if let optionsError { throw optionsError }
         generator.drain(force: true)
         try checkSink()
     }
@@ -188,6 +238,7 @@ public final class JSONWriter {
     private var isArray: Bool { if case .array? = stack.last { return true } else { return false } }
 
     private func beforeValue(_ what: String) throws {
+        if let optionsError { throw optionsError }
         if case .object(expectingKey: true)? = stack.last {
             throw stateError("\(what) where a key is expected")
         }
@@ -256,7 +307,7 @@ public final class JSONWritingHandler: JSONEventHandler {
     public func endArray(context: JSONEventContext) throws { try writer.endArray() }
     public func key(_ key: JSONStringView, context: JSONEventContext) throws { try writer.key(utf8: key.bytes) }
     public func string(_ value: JSONStringView, context: JSONEventContext) throws { try writer.string(utf8: value.bytes) }
-    public func number(_ value: JSONNumberView, context: JSONEventContext) throws { try writer.number(text: value.bytes) }
+    public func number(_ value: JSONNumberView, context: JSONEventContext) throws { try writer.number(validatedText: value.bytes) }
     public func bool(_ value: Bool, context: JSONEventContext) throws { try writer.bool(value) }
     public func null(context: JSONEventContext) throws { try writer.null() }
 }

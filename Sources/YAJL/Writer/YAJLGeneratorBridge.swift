@@ -22,9 +22,11 @@ final class GeneratorOutput {
 final class YAJLGeneratorBridge {
     private let handle: OpaquePointer
     let output: GeneratorOutput
-    /// Calls since the buffer was last checked: YAJL's buffer is looked at every 64 calls, so it
-    /// exceeds the writer's buffer size by at most 64 tokens.
+    /// Calls since the buffer was last checked, and the bytes of text they passed: YAJL's buffer
+    /// is looked at every 64 calls or once the text passed reaches the writer's buffer size, so
+    /// it exceeds that size by at most 64 small tokens or one large one (whatever their size).
     @exclusivity(unchecked) private var callsSinceCheck = 0
+    @exclusivity(unchecked) private var textSinceCheck = 0
     /// YAJL keeps this pointer; it must live as long as the handle.
     private let indent: UnsafeMutablePointer<CChar>
 
@@ -55,8 +57,9 @@ final class YAJLGeneratorBridge {
     @inline(__always)
     func drain(force: Bool = false) {
         callsSinceCheck &+= 1
-        guard force || callsSinceCheck >= 64 else { return }
+        guard force || callsSinceCheck >= 64 || textSinceCheck >= output.capacity else { return }
         callsSinceCheck = 0
+        textSinceCheck = 0
         var buffer: UnsafePointer<UInt8>?
         var length = 0
         yajl_gen_get_buf(handle, &buffer, &length)
@@ -100,12 +103,14 @@ final class YAJLGeneratorBridge {
 
     /// A number written exactly as `text` (which must be valid JSON number text).
     func number(_ text: UnsafeRawBufferPointer) -> Status {
-        status(yajl_gen_number(handle, text.baseAddress?.assumingMemoryBound(to: CChar.self), text.count))
+        textSinceCheck &+= text.count
+        return status(yajl_gen_number(handle, text.baseAddress?.assumingMemoryBound(to: CChar.self), text.count))
     }
 
     /// A string or key: YAJL escapes it.
     func string(_ utf8: UnsafeRawBufferPointer) -> Status {
-        status(yajl_gen_string(handle, utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), utf8.count))
+        textSinceCheck &+= utf8.count
+        return status(yajl_gen_string(handle, utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), utf8.count))
     }
 
     /// Starts a new top-level value after a complete one, printing `separator` between them.

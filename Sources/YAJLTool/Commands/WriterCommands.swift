@@ -12,7 +12,12 @@ let reformatCommand = Command(
     """,
     options: parserOptionSpecs + [
         .flag("--minify", "no white space") { $0.values["--minify"] = "1" },
-        .size("--indent", "indent with N spaces (default 4)") { $0.values["--indent-string"] = String(repeating: " ", count: $1) },
+        OptionSpec(name: "--indent", valueName: "N", help: "indent with N spaces (default 4, at most 64)") { settings, text in
+            guard let count = Int(text), (0...JSONWriter.Options.maxIndentBytes).contains(count) else {
+                throw UsageError(description: "--indent is \(text); it must be a whole number from 0 to \(JSONWriter.Options.maxIndentBytes)")
+            }
+            settings.values["--indent-string"] = String(repeating: " ", count: count)
+        },
         .value("--indent-string", "S", "indent with the string S (e.g. a tab)"),
         .flag("--escape-solidus", "write / as \\/") { $0.values["--escape-solidus"] = "1" },
     ],
@@ -22,6 +27,11 @@ let reformatCommand = Command(
     options.beautify = settings.values["--minify"] == nil
     options.indent = settings.values["--indent-string"] ?? "    "
     options.escapesSolidus = settings.values["--escape-solidus"] != nil
+    do {
+        try options.validate()
+    } catch let error as JSONOptionError {
+        throw UsageError(description: commandLineMessage(error))
+    }
     let writer = JSONWriter(to: .standardOutput, options: options)
     if settings.parser.allowMultipleValues { writer.allowMultipleValues(separator: options.beautify ? "" : "\n") }
     try writeStreaming(writer, finalNewline: !options.beautify) {
@@ -74,7 +84,12 @@ let fromNDJSONCommand = Command(
     let writer = JSONWriter(to: .standardOutput)
     try writeStreaming(writer, finalNewline: true) {
         try writer.startArray()
-        try parseInput(input, handler: JSONWritingHandler(writer: writer))
+        let parser = JSONParser(options: input.parser, handler: JSONWritingHandler(writer: writer))
+        do {
+            try parser.parse(from: inputSource(input).source)
+        } catch let error as JSONParseError where error.kind == .prematureEndOfInput && parser.topLevelValueCount == 0 {
+            // Empty input, or only white space: no values, an empty array.
+        }
         try writer.endArray()
     }
     return ExitStatus.success

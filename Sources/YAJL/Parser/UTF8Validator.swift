@@ -1,0 +1,89 @@
+/// Strict UTF-8 validation of the input, across chunks, as Unicode's Table 3-7 defines it.
+///
+/// YAJL's own check accepts overlong forms (`C0 AF`, `E0 80 AF`), code points past U+10FFFF
+/// (`F4 90 80 80`, `F5…`) and encoded surrogates (`ED A0 80`). The parser runs this before YAJL
+/// sees the bytes, so with ``JSONParser/Options/validatesUTF8`` on, no such byte reaches a handler
+/// or an output. ASCII is skipped eight bytes at a time; the state (continuation bytes still
+/// expected and their allowed range) carries from one chunk to the next.
+struct UTF8Validator {
+    /// Continuation bytes still expected in the current sequence.
+    private var remaining = 0
+    /// The allowed range of the next continuation byte (narrower right after some lead bytes).
+    private var lower: UInt8 = 0x80
+    private var upper: UInt8 = 0xBF
+    /// Absolute offset of the current sequence's lead byte.
+    private var leadOffset = 0
+
+    /// The first invalid sequence in a chunk.
+    struct Failure {
+        /// Absolute offset of the sequence's first byte (where the error is reported).
+        let leadOffset: Int
+        /// Absolute offset of the byte that made it invalid (the lead itself, or a later byte).
+        let byteOffset: Int
+        /// What is wrong, in words.
+        let reason: String
+    }
+
+    /// Validates `bytes`, which start at absolute offset `base`; `nil` when they are valid so far
+    /// (a sequence may continue into the next chunk).
+    mutating func validate(_ bytes: UnsafeRawBufferPointer, base: Int) -> Failure? {
+        guard let start = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        let count = bytes.count
+        var i = 0
+        while i < count {
+            if remaining == 0 {
+                // ASCII fast path: eight bytes at a time while none has its high bit set.
+                while i + 8 <= count {
+                    let word = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self)
+                    if word & 0x8080_8080_8080_8080 != 0 { break }
+                    i &+= 8
+                }
+                while i < count && start[i] < 0x80 { i &+= 1 }
+                guard i < count else { return nil }
+                let lead = start[i]
+                leadOffset = base + i
+                lower = 0x80
+                upper = 0xBF
+                switch lead {
+                case 0xC2...0xDF: remaining = 1
+                case 0xE0: remaining = 2; lower = 0xA0
+                case 0xE1...0xEC, 0xEE...0xEF: remaining = 2
+                case 0xED: remaining = 2; upper = 0x9F
+                case 0xF0: remaining = 3; lower = 0x90
+                case 0xF1...0xF3: remaining = 3
+                case 0xF4: remaining = 3; upper = 0x8F
+                case 0x80...0xBF:
+                    return Failure(leadOffset: base + i, byteOffset: base + i, reason: "a continuation byte without a lead byte")
+                case 0xC0, 0xC1:
+                    return Failure(leadOffset: base + i, byteOffset: base + i, reason: "an overlong encoding")
+                case 0xF5...0xF7:
+                    return Failure(leadOffset: base + i, byteOffset: base + i, reason: "a code point beyond U+10FFFF")
+                default:
+                    return Failure(leadOffset: base + i, byteOffset: base + i, reason: "a byte that never occurs in UTF-8")
+                }
+                i &+= 1
+                continue
+            }
+            let byte = start[i]
+            guard byte >= lower && byte <= upper else {
+                let failure = Failure(leadOffset: leadOffset, byteOffset: base + i, reason: Self.reason(byte, lower, upper))
+                remaining = 0
+                return failure
+            }
+            lower = 0x80
+            upper = 0xBF
+            remaining -= 1
+            i &+= 1
+        }
+        return nil
+    }
+
+    /// Why a continuation byte was refused.
+    private static func reason(_ byte: UInt8, _ lower: UInt8, _ upper: UInt8) -> String {
+        guard byte >= 0x80 && byte <= 0xBF else { return "a sequence cut short" }
+        if lower == 0xA0 || lower == 0x90 { return "an overlong encoding" }
+        if upper == 0x9F { return "an encoded surrogate (U+D800 to U+DFFF)" }
+        if upper == 0x8F { return "a code point beyond U+10FFFF" }
+        return "a sequence cut short"
+    }
+}
