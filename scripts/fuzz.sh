@@ -26,7 +26,7 @@ build() {
   echo "fuzz: building $target"
   # One module: the library's sources and the target's, so the target reaches internals too.
   # shellcheck disable=SC2086
-  if ! swiftc -swift-version 6 -O -g -parse-as-library -module-name YAJLFuzz$target \
+  if ! swiftc -swift-version 6 -O -g -parse-as-library -module-name YAJLFuzz$target -package-name swift_yajl \
       -sanitize=fuzzer,address \
       -I Sources/CYAJL $yajl_flags \
       $library_sources Fuzz/Common/FuzzInput.swift "$source" \

@@ -194,7 +194,7 @@ struct LimitTests {
     @Test func errorDescriptionReadsAsDocumented() throws {
         let text = "{\"results\": [\n  {\"name\": \"a\"},\n  {\"name\": \"b\"},\n  {\"name\": "
         let error = try #require(parse(text).error)
-        #expect(error.description == "error: premature EOF at line 4, column 12 (byte \(text.utf8.count)) in $.results[2].name")
+        #expect(error.description == "premature EOF at line 4, column 12 (byte \(text.utf8.count)) in $.results[2].name")
         #expect(error.detailedDescription.hasSuffix("  {\"name\": \n               ^"))
     }
 }

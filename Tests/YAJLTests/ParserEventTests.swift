@@ -65,7 +65,7 @@ struct ParserEventTests {
         #expect(outcome.events.map(\.depth) == [0, 1, 1, 2, 1, 0])
         let failure = parse(#"{"a": [1"#, options: .init(tracksPath: false))
         #expect(failure.error?.path == nil)
-        #expect(failure.error?.description == "error: premature EOF at line 1, column 9 (byte 8)")
+        #expect(failure.error?.description == "premature EOF at line 1, column 9 (byte 8)")
     }
 
     @Test func multipleValuesEachStartAtTheRoot() throws {
