@@ -28,12 +28,23 @@ struct UTF8Validator {
     /// (a sequence may continue into the next chunk).
     mutating func validate(_ bytes: UnsafeRawBufferPointer, base: Int) -> Failure? {
         guard let start = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        // The state in locals for the loop (registers), written back once.
+        var remaining = self.remaining
+        var lower = self.lower
+        var upper = self.upper
+        var leadOffset = self.leadOffset
+        defer {
+            self.remaining = remaining
+            self.lower = lower
+            self.upper = upper
+            self.leadOffset = leadOffset
+        }
         let count = bytes.count
         var i = 0
         while i < count {
             if remaining == 0 {
                 // ASCII fast path: eight bytes at a time while none has its high bit set.
-                while i + 8 <= count {
+                while i &+ 8 <= count {
                     let word = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self)
                     if word & 0x8080_8080_8080_8080 != 0 { break }
                     i &+= 8
@@ -41,38 +52,39 @@ struct UTF8Validator {
                 while i < count && start[i] < 0x80 { i &+= 1 }
                 guard i < count else { return nil }
                 let lead = start[i]
-                leadOffset = base + i
+                leadOffset = base &+ i
                 lower = 0x80
                 upper = 0xBF
-                switch lead {
-                case 0xC2...0xDF: remaining = 1
-                case 0xE0: remaining = 2; lower = 0xA0
-                case 0xE1...0xEC, 0xEE...0xEF: remaining = 2
-                case 0xED: remaining = 2; upper = 0x9F
-                case 0xF0: remaining = 3; lower = 0x90
-                case 0xF1...0xF3: remaining = 3
-                case 0xF4: remaining = 3; upper = 0x8F
-                case 0x80...0xBF:
-                    return Failure(leadOffset: base + i, byteOffset: base + i, reason: "a continuation byte without a lead byte")
-                case 0xC0, 0xC1:
-                    return Failure(leadOffset: base + i, byteOffset: base + i, reason: "an overlong encoding")
-                case 0xF5...0xF7:
-                    return Failure(leadOffset: base + i, byteOffset: base + i, reason: "a code point beyond U+10FFFF")
-                default:
-                    return Failure(leadOffset: base + i, byteOffset: base + i, reason: "a byte that never occurs in UTF-8")
+                if lead >= 0xC2 && lead <= 0xDF {
+                    remaining = 1
+                } else if lead >= 0xE0 && lead <= 0xEF {
+                    remaining = 2
+                    if lead == 0xE0 { lower = 0xA0 } else if lead == 0xED { upper = 0x9F }
+                } else if lead >= 0xF0 && lead <= 0xF4 {
+                    remaining = 3
+                    if lead == 0xF0 { lower = 0x90 } else if lead == 0xF4 { upper = 0x8F }
+                } else {
+                    let reason: String
+                    switch lead {
+                    case 0x80...0xBF: reason = "a continuation byte without a lead byte"
+                    case 0xC0, 0xC1: reason = "an overlong encoding"
+                    case 0xF5...0xF7: reason = "a code point beyond U+10FFFF"
+                    default: reason = "a byte that never occurs in UTF-8"
+                    }
+                    return Failure(leadOffset: base &+ i, byteOffset: base &+ i, reason: reason)
                 }
                 i &+= 1
                 continue
             }
             let byte = start[i]
             guard byte >= lower && byte <= upper else {
-                let failure = Failure(leadOffset: leadOffset, byteOffset: base + i, reason: Self.reason(byte, lower, upper))
+                let failure = Failure(leadOffset: leadOffset, byteOffset: base &+ i, reason: Self.reason(byte, lower, upper))
                 remaining = 0
                 return failure
             }
             lower = 0x80
             upper = 0xBF
-            remaining -= 1
+            remaining &-= 1
             i &+= 1
         }
         return nil
