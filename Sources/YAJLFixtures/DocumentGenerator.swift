@@ -141,7 +141,7 @@ struct Writer {
     let path: String
     var buffer: [UInt8] = []
     var written = 0
-    var failure: JSONIOError?
+    var failure: (any Error)?
 
     init(fd: Int32, path: String) {
         self.fd = fd
@@ -157,14 +157,9 @@ struct Writer {
         }
     }
 
-    mutating func flush() throws(JSONIOError) {
+    mutating func flush() throws {
         if let failure { throw failure }
         defer { buffer.removeAll(keepingCapacity: true) }
-        guard !buffer.isEmpty else { return }
-        let (fd, path) = (fd, path)
-        let result: Result<Void, JSONIOError> = buffer.withUnsafeBytes { bytes in
-            Result { () throws(JSONIOError) in try Syscalls.writeAll(fd, bytes, target: path) }
-        }
-        try result.get()
+        try buffer.withUnsafeBytes { try Syscalls.writeAll(fd, $0, target: path) }
     }
 }

@@ -4,7 +4,6 @@ import YAJL
 ///
 /// A failed write throws a ``JSONIOError`` (`cannot write to standard output: No space left on
 /// device`), from the write that filled the buffer or from ``flush()``; the tool exits 2 for it.
-/// Nothing is written once a write has failed.
 final class OutputBuffer {
     private var buffer: [UInt8] = []
     private let fd: Int32

@@ -109,6 +109,9 @@ struct DecodingParityTests {
         let literals = [
             "0", "-0", "-0.0", "0.1", "1e400", "-1e400", "1.7976931348623157e308", "4.9e-324", "2.2250738585072014e-308",
             "9223372036854775808", "123456789012345678901234567890", "3.4028235e38", "3.5e38", "\"1\"", "null", "false",
+            // Just above and just below halfway between two floats: rounding through Double ties.
+            "1.00000005960464477539062500000000001", "1.00000005960464477539062499999999999", "1.000000059604644775390625",
+            "3.40282356779733661637539395458142568448e38", "1.4012984643248170709237295832899161312802619418765e-45",
         ]
         var differences = Parity.differences(Double.self, literals)
         differences += Parity.differences(Float.self, literals)

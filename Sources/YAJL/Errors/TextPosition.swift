@@ -87,13 +87,12 @@ struct TextPosition {
     /// The last byte before absolute `offset` that is not white space, looking back through
     /// `chunk` (starting at `base`) and then the bytes kept from earlier chunks.
     func lastSignificantByte(before offset: Int, in chunk: UnsafeRawBufferPointer, base: Int) -> UInt8? {
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
         var i = max(0, min(offset - base, chunk.count)) - 1
         while i >= 0 {
-            if !isSpace(chunk[i]) { return chunk[i] }
+            if !chunk[i].isJSONWhiteSpace { return chunk[i] }
             i -= 1
         }
-        return tail.last(where: { !isSpace($0) })
+        return tail.last(where: { !$0.isJSONWhiteSpace })
     }
 
     /// Line and column (1-based, column in bytes) of absolute `offset`, which lies in `chunk`
@@ -127,19 +126,7 @@ struct TextPosition {
     }
 
     static func printable(_ bytes: [UInt8]) -> String {
-        var text = ""
-        for character in String(decoding: bytes, as: UTF8.self) {
-            if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1, scalar.value < 0x20 || scalar.value == 0x7F {
-                switch scalar {
-                case "\t": text += "\\t"
-                case "\r": text += "\\r"
-                default: text += "\\u{\(String(scalar.value, radix: 16))}"
-                }
-            } else {
-                text.append(character)
-            }
-        }
-        return text
+        JSONEscaping.printable(String(decoding: bytes, as: UTF8.self))
     }
 
     @inline(__always)

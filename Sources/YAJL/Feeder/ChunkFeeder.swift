@@ -53,7 +53,7 @@ extension JSONParser {
     ///   handler's own error, unchanged.
     @discardableResult
     public func parse(from source: some JSONByteSource) throws -> State {
-        if state == .parsing { try options.validate() }  // before the read buffer is allocated
+        if state == .parsing { try rejectInvalidOptions() }  // before the read buffer is allocated
         var source = source
         var feeder = ChunkFeeder(options: options)
         defer { feeder.deallocate() }
@@ -81,7 +81,7 @@ extension JSONParser {
     /// the parse with `CancellationError` (never with a truncated-input error).
     @discardableResult
     public func parse(from source: some AsyncJSONByteSource) async throws -> State {
-        if state == .parsing { try options.validate() }  // before the read buffer is allocated
+        if state == .parsing { try rejectInvalidOptions() }  // before the read buffer is allocated
         return try await parseAsync(from: source)
     }
 

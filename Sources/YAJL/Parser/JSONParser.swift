@@ -48,10 +48,8 @@ public final class JSONParser {
     /// ``Options/maxTokenBytes``, within its valid range (so that no arithmetic on it can trap).
     private let tokenLimit: Int
     /// Bytes of the token being buffered (a string, key, number or comment spanning pieces):
-    /// white space and separators before it do not count.
+    /// white space and separators before it do not count; 0 while no token has started.
     private var tokenBytes = 0
-    /// Whether the bytes fed since the last event include the start of a token.
-    private var tokenStarted = false
     /// Whether the parser is inside `parse`/`finish` (a handler calling them back is refused).
     private var isBusy = false
     /// Strict UTF-8 validation across chunks (when ``Options/validatesUTF8`` is on).
@@ -115,14 +113,20 @@ public final class JSONParser {
             throw JSONParserUsageError(message: "parse called after finish(): the input had already ended (make a new parser for more input)")
         case .failed: throw failure!
         }
-        if let optionsError { throw fail(optionsError) }
+        try rejectInvalidOptions()
         guard !chunk.isEmpty else { return .parsing }
         var input = chunk
         if byteOrderMark != nil {
-            guard let rest = try skipByteOrderMark(chunk) else { return .parsing }
+            guard let rest = try skipByteOrderMark(chunk) else { return state }
             input = rest
         }
         return try feed(input)
+    }
+
+    /// Throws the options' error, found when the parser was made, and fails the parser with it.
+    /// The feeders call it before they allocate their read buffer.
+    func rejectInvalidOptions() throws {
+        if let optionsError { throw fail(optionsError) }
     }
 
     /// Skips a byte order mark at the start of the input, holding its first bytes while a chunk
@@ -146,12 +150,17 @@ public final class JSONParser {
             return nil
         }
         // Not a byte order mark: the held bytes are input like any other.
-        byteOrderMark = nil
-        if !held.isEmpty {
-            let state = try held.withUnsafeBytes { try feed($0) }
-            if state != .parsing { return nil }
-        }
+        byteOrderMark = held
+        guard try feedHeldByteOrderMark() == .parsing else { return nil }
         return UnsafeRawBufferPointer(rebasing: chunk[used...])
+    }
+
+    /// Feeds the bytes held as a possible byte order mark, which turned out not to be one (the
+    /// input went on differently, or ended), as ordinary input.
+    private func feedHeldByteOrderMark() throws -> State {
+        guard let held = byteOrderMark else { return state }
+        byteOrderMark = nil
+        return held.isEmpty ? state : try held.withUnsafeBytes { try feed($0) }
     }
 
     /// Marks the parser busy; a call from inside its own handler is a usage error (libyajl would
@@ -231,11 +240,9 @@ public final class JSONParser {
     private func countTokenBytes(in piece: UnsafeRawBufferPointer, producedEvents: Bool) {
         if producedEvents {
             tokenBytes = 0
-            tokenStarted = false
-        } else if tokenStarted {
+        } else if tokenBytes > 0 {
             tokenBytes += piece.count
         } else if let first = piece.firstIndex(where: { !Self.isSeparator($0) }) {
-            tokenStarted = true
             tokenBytes = piece.count - first
         }
     }
@@ -243,7 +250,7 @@ public final class JSONParser {
     /// White space and the separators `,` and `:`: bytes YAJL never buffers.
     @inline(__always)
     private static func isSeparator(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":")
+        byte.isJSONWhiteSpace || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":")
     }
 
     /// Parses the next chunk of input from any contiguous bytes (`[UInt8]`, `Data`, a slice, …).
@@ -277,12 +284,9 @@ public final class JSONParser {
         case .finished: return .finished
         case .failed: throw failure!
         }
-        if let optionsError { throw fail(optionsError) }
-        if let held = byteOrderMark, !held.isEmpty {
-            // The input was only the start of a byte order mark: parse it as input.
-            byteOrderMark = nil
-            if try held.withUnsafeBytes({ try feed($0) }) == .stopped { return .stopped }
-        }
+        try rejectInvalidOptions()
+        // The input may have been only the start of a byte order mark: parse it as input.
+        if try feedHeldByteOrderMark() == .stopped { return .stopped }
         try check(
             bridge.complete(end: bytesConsumed), chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed,
             atEndOfInput: true)

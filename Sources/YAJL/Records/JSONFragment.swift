@@ -49,11 +49,12 @@ public enum JSONEscaping {
         output.append(UInt8(ascii: "\""))
     }
 
-    /// `text` with control characters shown as escapes (`\n`, `\u{1b}`) and at most 64
-    /// characters, for error messages: a message never prints a raw control character.
-    public static func printable(_ text: String) -> String {
+    /// `text` with control characters shown as escapes (`\n`, `\u{1b}`), cut after `limit`
+    /// scalars (marked `…`), for error messages and excerpts: a message never prints a raw
+    /// control character.
+    static func printable(_ text: String, limit: Int = .max) -> String {
         var result = ""
-        for scalar in text.unicodeScalars.prefix(64) {
+        for scalar in text.unicodeScalars.prefix(limit) {
             switch scalar {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
@@ -62,7 +63,7 @@ public enum JSONEscaping {
             default: result.unicodeScalars.append(scalar)
             }
         }
-        return text.unicodeScalars.count > 64 ? result + "…" : result
+        return text.unicodeScalars.count > limit ? result + "…" : result
     }
 }
 

@@ -48,10 +48,9 @@ public final class JSONWriter {
         ///
         /// - Throws: ``JSONOptionError`` naming the first option out of range.
         public func validate() throws(JSONOptionError) {
-            let whiteSpace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
-            guard indent.utf8.count <= Self.maxIndentBytes, indent.utf8.allSatisfy(whiteSpace.contains) else {
+            guard indent.utf8.count <= Self.maxIndentBytes, indent.utf8.allSatisfy(\.isJSONWhiteSpace) else {
                 throw JSONOptionError(
-                    option: "JSONWriter.Options.indent", value: "\"\(JSONEscaping.printable(indent))\"",
+                    option: "JSONWriter.Options.indent", value: "\"\(JSONEscaping.printable(indent, limit: 64))\"",
                     allowed: "white space only (spaces, tabs, newlines), at most \(Self.maxIndentBytes) bytes")
             }
             guard (1...(1 << 30)).contains(bufferSize) else {
@@ -179,7 +178,7 @@ public final class JSONWriter {
     public func number(text: UnsafeRawBufferPointer) throws {
         guard JSONNumberGrammar.isValid(text.bindMemory(to: UInt8.self)) else {
             throw JSONWriterError(
-                kind: .invalidNumber, message: "not a JSON number: \"\(JSONEscaping.printable(String(decoding: text, as: UTF8.self)))\"")
+                kind: .invalidNumber, message: "not a JSON number: \"\(JSONEscaping.printable(String(decoding: text, as: UTF8.self), limit: 64))\"")
         }
         try number(validatedText: text)
     }

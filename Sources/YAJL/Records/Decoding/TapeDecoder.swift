@@ -469,16 +469,32 @@ enum Unbox {
         }
     }
 
-    /// A `Float` rounded once from the text (not through `Double`); out of range or a non-zero
-    /// value that underflows to zero is `dataCorrupted`, as with `JSONDecoder`.
+    /// A `Float` as if rounded once from the text, as with `JSONDecoder`; out of range, or a
+    /// non-zero value that underflows to zero, is `dataCorrupted`.
+    ///
+    /// Rounding the double again gives the same `Float` unless the double lies exactly halfway
+    /// between two floats (or overflows or underflows): only then is the text itself rounded,
+    /// so the common case makes no `String`.
     static func float(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Float {
         guard view.entries[index].kind == .number else { throw mismatch(Float.self, view, index, node()) }
-        let text = view.string(index)
         let double = try Self.double(view, index, node())
-        guard let float = Float(text), float.isFinite, float != 0 || double == 0 else {
-            throw corrupted("Number \(text) is not representable in Float", node())
+        var float = Float(double)
+        if !float.isFinite || (float == 0 && double != 0) || isHalfway(double, float) {
+            float = Float(view.string(index)) ?? float
+        }
+        guard float.isFinite, float != 0 || double == 0 else {
+            throw corrupted("Number \(view.string(index)) is not representable in Float", node())
         }
         return float
+    }
+
+    /// Whether `double` lies exactly halfway between `float` (its rounding) and the next float
+    /// away from it, where a second rounding may differ from rounding the text once.
+    private static func isHalfway(_ double: Double, _ float: Float) -> Bool {
+        let rounded = Double(float)
+        guard rounded != double else { return false }
+        let neighbour = Double(double > rounded ? float.nextUp : float.nextDown)
+        return double == (rounded + neighbour) / 2
     }
 
     /// Any integer type, exactly: from the classified `Int64` when it fits, else from the number's
