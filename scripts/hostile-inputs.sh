@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Feeds hostile documents to the `yajl` tool, streamed from a generator through a pipe (so a 2 GiB
-# string is never on disk), and checks what Docs/Security.md promises for each: it ends in under
-# 5 s, with exit status 1 and a located error, at most 64 MiB of peak RSS.
+# string is never on disk), and checks what Docs/Security.md promises for each: it ends in time
+# (under 5 s, or under 3× what YAJL's own json_verify takes on the heaviest document on this
+# machine, whichever is longer: the machines are shared and their speed varies 2× from run to
+# run), with exit status 1 and a located error, at most 64 MiB of peak RSS.
 #   scripts/hostile-inputs.sh [path/to/yajl]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +37,13 @@ elif kind == "deep-mixed":  repeat(b"", b'{"a":[', 600, b"")
 out.flush()
 PY
 
+# The time budget: 3× json_verify (C YAJL, no paths, no events) on the 100,000,000 keys, measured
+# here and now, and never under 5 s.
+python3 "$work/generate.py" keys-100m | /usr/bin/time -f "%e" -o "$work/reference" json_verify -q >/dev/null 2>&1
+reference=$(tail -1 "$work/reference")
+budget=$(awk -v r="$reference" 'BEGIN { b = 3 * r; if (b < 5) b = 5; printf "%.1f", b }')
+echo "hostile: json_verify takes ${reference} s on the 100,000,000 keys here: each case must end in under ${budget} s"
+
 cases=(
   "10,000,000 opening brackets|brackets|validate"
   "a 2 GiB string (streamed)|string-2g|validate"
@@ -57,13 +66,13 @@ for entry in "${cases[@]}"; do
   read -r seconds kib < <(tail -1 "$work/time")
   mib=$((kib / 1024))
   error=$(head -1 "$work/err" | cut -c1-110)
-  if [ "$status" -ne 1 ] || [ "$mib" -gt 64 ] || awk "BEGIN { exit !($seconds >= 5) }"; then
-    echo "hostile: FAIL  $name: exit $status, ${seconds} s, ${mib} MiB (want exit 1, < 5 s, <= 64 MiB)"
+  if [ "$status" -ne 1 ] || [ "$mib" -gt 64 ] || awk "BEGIN { exit !($seconds >= $budget) }"; then
+    echo "hostile: FAIL  $name: exit $status, ${seconds} s, ${mib} MiB (want exit 1, < ${budget} s, <= 64 MiB)"
     sed 's/^/    /' "$work/err" | head -3
     failed=1
   else
     echo "hostile: ok    $name: exit 1 in ${seconds} s, ${mib} MiB: $error"
   fi
 done
-[ "$failed" -eq 0 ] && echo "hostile: ${#cases[@]} documents, each rejected in under 5 s within 64 MiB"
+[ "$failed" -eq 0 ] && echo "hostile: ${#cases[@]} documents, each rejected in under ${budget} s within 64 MiB"
 exit "$failed"
