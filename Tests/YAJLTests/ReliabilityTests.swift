@@ -139,6 +139,29 @@ struct ReliabilityTests {
         }
     }
 
+    /// Found by the parser fuzzer: a string where `,` or `}` is expected. YAJL's offset for it
+    /// moves within the string with the chunking (Docs/Conformance.md); the path must not.
+    @Test func errorsAfterAValueKeepTheirPathAtEveryChunkSize() throws {
+        let document = Array(#"{"a": [1,{ "b": [2, {"c": 3}]": [1,{ "b": 4}]}]}"#.utf8)
+        var paths: Set<String> = []
+        for size in Self.chunkSizes + [4, 5, 6, 11, 13] {
+            let error = try #require(Self.parseError(document, chunkSize: size) as? JSONParseError)
+            #expect(error.kind == .unexpectedToken && error.message.hasPrefix("after key and value"), "\(error)")
+            paths.insert(error.path?.description ?? "-")
+        }
+        #expect(paths == ["$.a[1].b"])
+    }
+
+    /// Found by the parser fuzzer: the `[` before a bad byte lies more than 64 bytes of white
+    /// space back; the path must be the next element at every chunk size.
+    @Test func theNextElementIsFoundHoweverFarBackItsBracketIs() throws {
+        let document = Array(("\r\r[" + String(repeating: "\r", count: 100)).utf8) + [0xF3, 0xF2, 0x5D]
+        for size in Self.chunkSizes + [50, 64, 65] {
+            let error = try #require(Self.parseError(document, chunkSize: size) as? JSONParseError)
+            #expect(error.kind == .invalidCharacter && error.byteOffset == 103 && error.path?.description == "$[0]", "\(error) at chunk size \(size)")
+        }
+    }
+
     @Test func optionsOutOfRangeThrowInsteadOfTrapping() throws {
         for options in [
             JSONParser.Options(maxTokenBytes: Int.max), JSONParser.Options(maxTokenBytes: 0), JSONParser.Options(chunkSize: 0),

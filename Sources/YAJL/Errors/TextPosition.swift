@@ -11,6 +11,8 @@ struct TextPosition {
     private(set) var lineStartBefore = 0
     /// The last bytes before the current chunk, for excerpts.
     private var tail: [UInt8] = []
+    /// The last byte before the current chunk that is not white space, however far back.
+    private var lastSignificant: UInt8?
     /// A forward-only cursor for ``line(at:in:base:)``: newlines before `cursorOffset`.
     private var cursorOffset = 0
     private var cursorNewlines = 0
@@ -26,6 +28,7 @@ struct TextPosition {
             while bytes[i] != UInt8(ascii: "\n") { i -= 1 }
             lineStartBefore = base + i + 1
         }
+        if let last = bytes.lastIndex(where: { !$0.isJSONWhiteSpace }) { lastSignificant = bytes[last] }
         if bytes.count >= Self.tailLength {
             tail = Array(bytes[(bytes.count - Self.tailLength)...])
         } else {
@@ -85,14 +88,15 @@ struct TextPosition {
     }
 
     /// The last byte before absolute `offset` that is not white space, looking back through
-    /// `chunk` (starting at `base`) and then the bytes kept from earlier chunks.
+    /// `chunk` (starting at `base`) and then everything before it, however far back (so the
+    /// answer does not depend on where the chunks were cut).
     func lastSignificantByte(before offset: Int, in chunk: UnsafeRawBufferPointer, base: Int) -> UInt8? {
         var i = max(0, min(offset - base, chunk.count)) - 1
         while i >= 0 {
             if !chunk[i].isJSONWhiteSpace { return chunk[i] }
             i -= 1
         }
-        return tail.last(where: { !$0.isJSONWhiteSpace })
+        return lastSignificant
     }
 
     /// Line and column (1-based, column in bytes) of absolute `offset`, which lies in `chunk`

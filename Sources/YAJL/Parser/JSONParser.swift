@@ -371,7 +371,7 @@ public final class JSONParser {
             // So is an error inside a string in an array: the string's event has not come yet.
             let insideString = kind == .invalidUTF8 || kind == .invalidEscape || message == "invalid character inside string"
             let atNextValue = (insideString && bridge.state.pointee.path.innermostIsArray)
-                || (Self.locatesNextValue(kind)
+                || (Self.locatesNextValue(kind, message)
                     && [UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "{")].contains(
                         position.lastSignificantByte(before: offset, in: chunk, base: base)))
             path = bridge.state.pointee.path.materialize(atNextValue: atNextValue)
@@ -386,9 +386,16 @@ public final class JSONParser {
         byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":")
     }
 
-    /// Whether an error of `kind` is about a token outside strings (so it may start the next value).
-    private static func locatesNextValue(_ kind: JSONParseError.Kind) -> Bool {
-        kind == .invalidCharacter || kind == .unexpectedToken || kind == .invalidNumber
+    /// Whether an error is about a token where a value or key was expected (so it may start the
+    /// next element). Not YAJL's `after …` and `object key and value …` errors: they come where a
+    /// separator was expected, after a complete value, and stay located at that value (their
+    /// offset may move within a string token with the chunking; their path must not).
+    private static func locatesNextValue(_ kind: JSONParseError.Kind, _ message: String) -> Bool {
+        switch kind {
+        case .invalidCharacter, .invalidNumber: return true
+        case .unexpectedToken: return !message.hasPrefix("after ") && !message.hasPrefix("object key and value")
+        default: return false
+        }
     }
 
     /// Classifies YAJL's message (it exposes no error codes for lexical errors).
