@@ -100,6 +100,17 @@ let allCases: [BenchmarkCase] = [
             return counter.events
         }),
     BenchmarkCase(
+        name: "events-unvalidated", group: "typed events",
+        summary: "events-borrowed with validatesUTF8 off: the strict UTF-8 check's cost is the ratio of the two",
+        skipReason: { _ in nil },
+        run: { document in
+            let counter = BorrowingCounter()
+            var parserOptions = options(document, tracksPath: false)
+            parserOptions.validatesUTF8 = false
+            try JSONParser(options: parserOptions, handler: counter).parse(from: .file(document.path))
+            return counter.events
+        }),
+    BenchmarkCase(
         name: "events-owned", group: "typed events", summary: "owned JSONEvent enum through a closure (a String per key/string)",
         skipReason: { _ in nil },
         run: { document in

@@ -58,6 +58,42 @@ struct ReliabilityTests {
         }
     }
 
+    /// The validator against the standard library's decoder on random strings built from valid
+    /// sequences, ASCII runs (longer than the eight-byte fast path) and stray bytes, at every chunk
+    /// size: the same verdict, and the error at the first byte the standard library repairs.
+    @Test func validatorAgreesWithTheStandardLibraryOnRandomStrings() throws {
+        var generator = SystemRandomNumberGenerator()
+        let pieces: [[UInt8]] = [
+            Array("abcdefghijklmnopqrstu".utf8), Array("é".utf8), Array("東京".utf8), Array("😀".utf8), [0xC2, 0x80],
+            [0xEF, 0xBF, 0xBF], [0xF4, 0x8F, 0xBF, 0xBF], [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF],
+        ]
+        let strays: [UInt8] = [0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xFF]
+        for round in 0..<400 {
+            var payload: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...12, using: &generator) {
+                if round % 2 == 1 && Int.random(in: 0..<8, using: &generator) == 0 {
+                    payload.append(strays.randomElement(using: &generator)!)
+                } else {
+                    payload += pieces.randomElement(using: &generator)!
+                }
+            }
+            let document = Array("[\"".utf8) + payload + Array("\"]".utf8)
+            let valid = String(validating: payload, as: UTF8.self) != nil
+            // The first invalid byte: the length of the longest valid prefix ends there.
+            var firstInvalid = payload.count
+            if !valid {
+                firstInvalid = (0...payload.count).last { String(validating: payload[..<$0], as: UTF8.self) != nil } ?? 0
+            }
+            for size in Self.chunkSizes {
+                let error = Self.parseError(document, chunkSize: size) as? JSONParseError
+                #expect((error == nil) == valid, "\(payload) at chunk size \(size): \(String(describing: error))")
+                if let error, !valid {
+                    #expect(error.kind == .invalidUTF8 && error.byteOffset == 2 + firstInvalid, "\(payload) at chunk size \(size): \(error)")
+                }
+            }
+        }
+    }
+
     @Test func invalidUTF8OutsideStringsIsAnInvalidCharacterAtEveryChunkSize() throws {
         let document: [UInt8] = Array("[1,".utf8) + [0xE0, 0x80, 0xAF] + Array("]".utf8)
         for size in Self.chunkSizes {

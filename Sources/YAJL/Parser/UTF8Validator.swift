@@ -3,8 +3,9 @@
 /// YAJL's own check accepts overlong forms (`C0 AF`, `E0 80 AF`), code points past U+10FFFF
 /// (`F4 90 80 80`, `F5…`) and encoded surrogates (`ED A0 80`). The parser runs this before YAJL
 /// sees the bytes, so with ``JSONParser/Options/validatesUTF8`` on, no such byte reaches a handler
-/// or an output. ASCII is skipped eight bytes at a time; the state (continuation bytes still
-/// expected and their allowed range) carries from one chunk to the next.
+/// or an output. ASCII is skipped eight bytes at a time and a whole sequence inside the chunk is
+/// checked in one step; the state (continuation bytes still expected and their allowed range) of
+/// a sequence cut by the chunk's end carries to the next chunk.
 struct UTF8Validator {
     /// Continuation bytes still expected in the current sequence.
     private var remaining = 0
@@ -43,15 +44,47 @@ struct UTF8Validator {
         var i = 0
         while i < count {
             if remaining == 0 {
-                // ASCII fast path: eight bytes at a time while none has its high bit set.
+                // ASCII fast path: eight bytes at a time; the first byte with its high bit set is
+                // found from the word's mask (little-endian: the lowest set bit is the first byte).
+                var atLead = false
                 while i &+ 8 <= count {
-                    let word = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self)
-                    if word & 0x8080_8080_8080_8080 != 0 { break }
+                    let high = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self).littleEndian & 0x8080_8080_8080_8080
+                    if high != 0 {
+                        i &+= high.trailingZeroBitCount &>> 3
+                        atLead = true
+                        break
+                    }
                     i &+= 8
                 }
-                while i < count && start[i] < 0x80 { i &+= 1 }
-                guard i < count else { return nil }
+                if !atLead {
+                    while i < count && start[i] < 0x80 { i &+= 1 }
+                    guard i < count else { return nil }
+                }
                 let lead = start[i]
+                // Whole sequences that lie inside the chunk are checked in one step; only one that
+                // is cut by the chunk's end goes through the byte-at-a-time state below.
+                if lead >= 0xC2 && lead <= 0xDF && i &+ 1 < count && start[i &+ 1] & 0xC0 == 0x80 {
+                    i &+= 2
+                    continue
+                }
+                if lead >= 0xE0 && lead <= 0xEF && i &+ 2 < count {
+                    let second = start[i &+ 1]
+                    let low: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
+                    let high: UInt8 = lead == 0xED ? 0x9F : 0xBF
+                    if second >= low && second <= high && start[i &+ 2] & 0xC0 == 0x80 {
+                        i &+= 3
+                        continue
+                    }
+                } else if lead >= 0xF0 && lead <= 0xF4 && i &+ 3 < count {
+                    let second = start[i &+ 1]
+                    let low: UInt8 = lead == 0xF0 ? 0x90 : 0x80
+                    let high: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
+                    if second >= low && second <= high && start[i &+ 2] & 0xC0 == 0x80 && start[i &+ 3] & 0xC0 == 0x80 {
+                        i &+= 4
+                        continue
+                    }
+                }
+                // A cut or invalid sequence: the state machine finds where and why.
                 leadOffset = base &+ i
                 lower = 0x80
                 upper = 0xBF

@@ -81,7 +81,9 @@ final class YAJLParserBridge {
         self.handle = handle
         state.pointee.handle = handle
         cyajl_config(handle, yajl_allow_comments, options.allowComments ? 1 : 0)
-        cyajl_config(handle, yajl_dont_validate_strings, options.validatesUTF8 ? 0 : 1)
+        // YAJL's own UTF-8 check is weaker than ``UTF8Validator``, which has already seen every
+        // byte before YAJL does when `validatesUTF8` is on: running both would pay twice.
+        cyajl_config(handle, yajl_dont_validate_strings, 1)
         cyajl_config(handle, yajl_allow_trailing_garbage, options.allowTrailingGarbage ? 1 : 0)
         cyajl_config(handle, yajl_allow_multiple_values, options.allowMultipleValues ? 1 : 0)
         cyajl_config(handle, yajl_allow_partial_values, options.allowPartialValues ? 1 : 0)
