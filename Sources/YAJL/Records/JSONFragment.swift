@@ -70,30 +70,32 @@ public enum JSONEscaping {
 extension TapeView {
     /// Appends the value at `index` as minified JSON.
     func appendMinified(_ index: Int, to output: inout [UInt8]) {
-        let entry = entries[index]
-        switch entry.kind {
+        switch kind(index) {
         case .null: output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-        case .bool: output.append(contentsOf: entry.a != 0 ? Array("true".utf8) : Array("false".utf8))
+        case .bool: output.append(contentsOf: bool(index) ? Array("true".utf8) : Array("false".utf8))
         case .number: output.append(contentsOf: text(index))
         case .string, .key: JSONEscaping.appendQuoted(text(index), to: &output)
         case .array:
             output.append(UInt8(ascii: "["))
-            var child = index + 1
-            while child < entry.a {
-                if child > index + 1 { output.append(UInt8(ascii: ",")) }
+            let first = firstChild(index), end = end(index)
+            var child = first
+            while child < end {
+                if child > first { output.append(UInt8(ascii: ",")) }
                 appendMinified(child, to: &output)
                 child = next(child)
             }
             output.append(UInt8(ascii: "]"))
         case .object:
             output.append(UInt8(ascii: "{"))
-            var child = index + 1
-            while child < entry.a {
-                if child > index + 1 { output.append(UInt8(ascii: ",")) }
+            let first = firstChild(index), end = end(index)
+            var child = first
+            while child < end {
+                if child > first { output.append(UInt8(ascii: ",")) }
                 JSONEscaping.appendQuoted(text(child), to: &output)
                 output.append(UInt8(ascii: ":"))
-                appendMinified(child + 1, to: &output)
-                child = next(child + 1)
+                let value = next(child)
+                appendMinified(value, to: &output)
+                child = next(value)
             }
             output.append(UInt8(ascii: "}"))
         }

@@ -1,42 +1,57 @@
-/// Selected subtrees recorded flat, as simdjson and swift-foundation's JSON decoder do: one array
-/// of entries and one byte arena for the text of keys, strings and numbers. Both are reused from
-/// record to record, so capturing a record allocates nothing once they have grown.
+/// Selected subtrees recorded flat in one byte buffer, in document order, reused from record to
+/// record (capturing a record allocates nothing once it has grown).
 ///
-/// A container's entry holds the index just past its last entry (to skip it whole) and its number
-/// of values; a key, string or number holds where its bytes are in the arena.
+/// A value's position is the offset of its tag byte: the kind in the low 3 bits and a small
+/// number (`small`) in the high 5. The encoding is variable-length so that a record costs about
+/// its own size (an array of ten million `1`s takes 10 MB, not 340 MB):
+///
+/// | kind | `small` | then |
+/// |---|---|---|
+/// | object, array | 0 | `UInt32` length of the members' bytes, `UInt32` count, the members |
+/// | | 1 | the same with `UInt64`s (a container past 4 GiB, widened when it closes) |
+/// | | 2 | nothing: an empty container |
+/// | key, string | 0…30 | that many bytes of text |
+/// | | 31 | `UInt64` length, the text |
+/// | number | 0…9 | nothing: the one-digit integer `small` (its text is that digit) |
+/// | | 10, 11 | `UInt8` length, the text; 11 adds the `Double` value (8 bytes) |
+/// | | 12, 13 | the same with a `UInt64` length |
+/// | bool | 0, 1 | nothing |
+/// | null | 0 | nothing |
+///
+/// Lengths are relative, so a record can be moved within a tape or to another one as bytes.
+/// Doubles keep the value the parser classified (`strtod` is not cheap); integers are read again
+/// from their text, which costs no more than loading a stored value.
 final class Tape {
     enum Kind: UInt8 { case object, array, key, string, number, bool, null }
 
-    struct Entry {
-        var kind: Kind
-        /// Containers: index just past the container. Key, string, number: arena offset. Bool: 0 or 1.
-        var a: Int
-        /// Containers: number of values (members or elements). Key, string, number: byte length.
-        var b: Int
-    }
+    /// Sizes of a container's header: tag and two `UInt32`s, or tag and two `UInt64`s.
+    static let narrowHeader = 9
+    static let wideHeader = 17
+    /// `small` values of the encoding.
+    static let containerWide: UInt8 = 1, containerEmpty: UInt8 = 2, textLong: UInt8 = 31
+    static let numberInteger: UInt8 = 10, numberDouble: UInt8 = 11, numberLongInteger: UInt8 = 12, numberLongDouble: UInt8 = 13
 
     // Manually managed storage: appends are a bounds check and a store, with no uniqueness or
     // exclusivity checks (this sits on the per-event path while a record is captured).
-    @exclusivity(unchecked) private var entries: UnsafeMutablePointer<Entry>
-    @exclusivity(unchecked) private var entryCapacity = 256
+    @exclusivity(unchecked) private var bytes: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private var capacity = 4096
+    /// The bytes used: where the next value is recorded.
     @exclusivity(unchecked) private(set) var count = 0
-    @exclusivity(unchecked) private var bytes: UnsafeMutablePointer<UInt8>
-    @exclusivity(unchecked) private var byteCapacity = 4096
-    @exclusivity(unchecked) private var byteCount = 0
-    @exclusivity(unchecked) private var open: [Int] = []
+    /// The containers being recorded: their positions and their numbers of values so far.
+    @exclusivity(unchecked) private var open: [(start: Int, values: Int)] = []
+    /// The largest length or count a narrow header holds (lowered by tests to reach the wide form).
+    package var narrowLimit = Int(UInt32.max)
 
     init() {
-        entries = .allocate(capacity: entryCapacity)
-        bytes = .allocate(capacity: byteCapacity)
+        bytes = .allocate(byteCount: capacity, alignment: 8)
     }
 
     deinit {
-        entries.deallocate()
         bytes.deallocate()
     }
 
-    /// The bytes the recorded entries and text take.
-    var footprint: Int { count * MemoryLayout<Entry>.stride + byteCount }
+    /// The bytes the recorded values take.
+    var footprint: Int { count }
 
     /// Whether a container is open (a record is being captured).
     var isCapturing: Bool { !open.isEmpty }
@@ -44,172 +59,258 @@ final class Tape {
     /// Forgets all records, keeping the storage.
     func removeAll() {
         count = 0
-        byteCount = 0
         open.removeAll(keepingCapacity: true)
     }
 
-    /// Drops every entry before `start` (the record being recorded), keeping that record and
-    /// rebasing its indices, so the tape holds only what is still needed.
+    /// Drops every byte before `start` (the record being recorded), keeping that record, so the
+    /// tape holds only what is still needed.
     func discard(before start: Int) {
         guard start > 0 else { return }
-        let byteStart = byteOffset(ofEntriesFrom: start)
-        let kept = count - start
-        entries.update(from: entries + start, count: kept)
-        count = kept
-        bytes.update(from: bytes + byteStart, count: byteCount - byteStart)
-        byteCount -= byteStart
-        rebase(entriesBy: start, bytesBy: byteStart)
-        for index in open.indices { open[index] -= start }
+        bytes.copyMemory(from: bytes + start, byteCount: count - start)
+        count -= start
+        for index in open.indices { open[index].start -= start }
     }
 
-    /// Moves the record being recorded in `other` (its entries from `start`) into this tape, which
-    /// must be empty, rebased to index 0. `other` keeps the complete records before `start`.
+    /// Moves the record being recorded in `other` (its bytes from `start`) into this tape, which
+    /// must be empty. `other` keeps the complete records before `start`.
     func takeIncompleteRecord(from other: Tape, at start: Int) {
-        precondition(count == 0 && byteCount == 0, "the tape must be empty")
-        let byteStart = other.byteOffset(ofEntriesFrom: start)
-        for index in start..<other.count { append(other.entries[index]) }
-        let byteLength = other.byteCount - byteStart
-        reserveBytes(byteLength)
-        bytes.update(from: other.bytes + byteStart, count: byteLength)
-        byteCount = byteLength
-        rebase(entriesBy: start, bytesBy: byteStart)
-        open = other.open.map { $0 - start }
+        precondition(count == 0, "the tape must be empty")
+        let length = other.count - start
+        reserve(length)
+        bytes.copyMemory(from: other.bytes + start, byteCount: length)
+        count = length
+        open = other.open.map { ($0.start - start, $0.values) }
         other.count = start
-        other.byteCount = byteStart
         other.open.removeAll(keepingCapacity: true)
     }
 
     /// Exchanges the contents (and storage) of two tapes.
     func swapContents(with other: Tape) {
-        swap(&entries, &other.entries)
-        swap(&entryCapacity, &other.entryCapacity)
-        swap(&count, &other.count)
         swap(&bytes, &other.bytes)
-        swap(&byteCapacity, &other.byteCapacity)
-        swap(&byteCount, &other.byteCount)
+        swap(&capacity, &other.capacity)
+        swap(&count, &other.count)
         swap(&open, &other.open)
     }
 
-    /// Where the bytes of the entries from `start` begin in the arena.
-    private func byteOffset(ofEntriesFrom start: Int) -> Int {
-        for index in start..<count where entries[index].kind == .key || entries[index].kind == .string || entries[index].kind == .number {
-            return entries[index].a
-        }
-        return byteCount
-    }
-
-    /// Shifts every entry's indices down by `entryShift` and arena offsets by `byteShift`.
-    private func rebase(entriesBy entryShift: Int, bytesBy byteShift: Int) {
-        for index in 0..<count {
-            switch entries[index].kind {
-            case .object, .array: if entries[index].a >= 0 { entries[index].a -= entryShift }
-            case .key, .string, .number: entries[index].a -= byteShift
-            case .bool, .null: break
-            }
-        }
-    }
-
-    /// Makes room for `extra` more bytes in the arena.
+    /// Makes room for `extra` more bytes.
     @inline(__always)
-    private func reserveBytes(_ extra: Int) {
-        guard byteCount + extra > byteCapacity else { return }
-        var capacity = byteCapacity * 2
-        while capacity < byteCount + extra { capacity *= 2 }
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        grown.update(from: bytes, count: byteCount)
+    private func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        grow(count + extra)
+    }
+
+    private func grow(_ needed: Int) {
+        var grown = capacity * 2
+        while grown < needed { grown *= 2 }
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
+        storage.copyMemory(from: bytes, byteCount: count)
         bytes.deallocate()
-        bytes = grown
-        byteCapacity = capacity
+        bytes = storage
+        capacity = grown
     }
 
     @inline(__always)
-    private func append(_ entry: Entry) {
-        if count == entryCapacity {
-            let grown = UnsafeMutablePointer<Entry>.allocate(capacity: entryCapacity * 2)
-            grown.moveInitialize(from: entries, count: count)
-            entries.deallocate()
-            entries = grown
-            entryCapacity *= 2
-        }
-        (entries + count).initialize(to: entry)
-        count += 1
-    }
+    private func tag(_ kind: Kind, _ small: UInt8) -> UInt8 { kind.rawValue | small << 3 }
 
     @inline(__always)
     private func valueStarts() {
-        if let parent = open.last { entries[parent].b &+= 1 }
+        if !open.isEmpty { open[open.count - 1].values &+= 1 }
     }
 
     func startContainer(_ kind: Kind) {
         valueStarts()
-        open.append(count)
-        append(Entry(kind: kind, a: -1, b: 0))
+        open.append((count, 0))
+        reserve(Self.narrowHeader)
+        (bytes + count).storeBytes(of: tag(kind, 0), as: UInt8.self)
+        count += Self.narrowHeader
     }
 
     func endContainer() {
-        let start = open.removeLast()
-        entries[start].a = count
+        let (start, values) = open.removeLast()
+        let kind = (bytes + start).load(as: UInt8.self) & 7
+        let length = count - start - Self.narrowHeader
+        if values == 0 {
+            (bytes + start).storeBytes(of: kind | Self.containerEmpty << 3, as: UInt8.self)
+            count = start + 1
+        } else if length <= narrowLimit && values <= narrowLimit {
+            (bytes + start + 1).storeBytes(of: UInt32(length).littleEndian, as: UInt32.self)
+            (bytes + start + 5).storeBytes(of: UInt32(values).littleEndian, as: UInt32.self)
+        } else {
+            // Past 4 GiB: move the members up to make room for a wide header (once per such container).
+            let extra = Self.wideHeader - Self.narrowHeader
+            reserve(extra)
+            (bytes + start + Self.wideHeader).copyMemory(from: bytes + start + Self.narrowHeader, byteCount: length)
+            count += extra
+            (bytes + start).storeBytes(of: kind | Self.containerWide << 3, as: UInt8.self)
+            (bytes + start + 1).storeBytes(of: UInt64(length).littleEndian, as: UInt64.self)
+            (bytes + start + 9).storeBytes(of: UInt64(values).littleEndian, as: UInt64.self)
+        }
+    }
+
+    /// Appends text bytes (room already reserved).
+    @inline(__always)
+    private func appendText(_ text: UnsafeRawBufferPointer) {
+        guard let source = text.baseAddress, text.count > 0 else { return }
+        (bytes + count).copyMemory(from: source, byteCount: text.count)
+        count += text.count
     }
 
     func text(_ kind: Kind, _ text: UnsafeRawBufferPointer) {
         if kind != .key { valueStarts() }
-        append(Entry(kind: kind, a: byteCount, b: text.count))
-        guard let source = text.baseAddress, text.count > 0 else { return }
-        reserveBytes(text.count)
-        (bytes + byteCount).update(from: source.assumingMemoryBound(to: UInt8.self), count: text.count)
-        byteCount += text.count
-    }
-
-    /// A number: its text, then its classified value (a tag byte and 8 bytes, unaligned), so that
-    /// the number is classified here, while parsing, and not again by every reader.
-    func number(_ text: UnsafeRawBufferPointer) {
-        self.text(.number, text)
-        reserveBytes(Self.numberValueSize)
-        let value = bytes + byteCount
-        switch JSONNumberParser.classify(text) {
-        case .integer(let integer):
-            value.pointee = 0
-            UnsafeMutableRawPointer(value + 1).storeBytes(of: integer, as: Int64.self)
-        case .double(let double):
-            value.pointee = 1
-            UnsafeMutableRawPointer(value + 1).storeBytes(of: double, as: Double.self)
-        case .unrepresentable:
-            value.pointee = 2
+        let length = text.count
+        if length < Int(Self.textLong) {
+            reserve(1 + length)
+            (bytes + count).storeBytes(of: tag(kind, UInt8(length)), as: UInt8.self)
+            count += 1
+        } else {
+            reserve(9 + length)
+            (bytes + count).storeBytes(of: tag(kind, Self.textLong), as: UInt8.self)
+            (bytes + count + 1).storeBytes(of: UInt64(length).littleEndian, as: UInt64.self)
+            count += 9
         }
-        byteCount += Self.numberValueSize
+        appendText(text)
     }
 
-    /// The bytes after a number's text that hold its value.
-    static var numberValueSize: Int { 9 }
+    /// A number: a one-digit integer in its tag alone; else its text, and for a double the value
+    /// classified here, while parsing, so that no reader runs `strtod` again.
+    func number(_ text: UnsafeRawBufferPointer) {
+        valueStarts()
+        let length = text.count
+        if length == 1, let digit = text.first, digit.isASCIIDigit {
+            reserve(1)
+            (bytes + count).storeBytes(of: tag(.number, digit &- UInt8(ascii: "0")), as: UInt8.self)
+            count += 1
+            return
+        }
+        var double: Double?
+        if case .double(let value) = JSONNumberParser.classify(text) { double = value }
+        reserve(9 + length + 8)
+        let short = length <= Int(UInt8.max)
+        let small = short
+            ? (double == nil ? Self.numberInteger : Self.numberDouble)
+            : (double == nil ? Self.numberLongInteger : Self.numberLongDouble)
+        (bytes + count).storeBytes(of: tag(.number, small), as: UInt8.self)
+        if short {
+            (bytes + count + 1).storeBytes(of: UInt8(length), as: UInt8.self)
+            count += 2
+        } else {
+            (bytes + count + 1).storeBytes(of: UInt64(length).littleEndian, as: UInt64.self)
+            count += 9
+        }
+        appendText(text)
+        if let double {
+            (bytes + count).storeBytes(of: double.bitPattern.littleEndian, as: UInt64.self)
+            count += 8
+        }
+    }
 
     func scalar(_ kind: Kind, _ flag: Bool = false) {
         valueStarts()
-        append(Entry(kind: kind, a: flag ? 1 : 0, b: 0))
+        reserve(1)
+        (bytes + count).storeBytes(of: tag(kind, flag ? 1 : 0), as: UInt8.self)
+        count += 1
     }
 
     /// Read access for decoding, valid until the tape is next changed.
     var view: TapeView {
-        TapeView(entries: UnsafeBufferPointer(start: entries, count: count), bytes: UnsafeBufferPointer(start: bytes, count: byteCount))
+        TapeView(bytes: UnsafeRawBufferPointer(start: bytes, count: count))
     }
 }
 
-/// Read access to a tape for decoding, through unsafe buffers valid while the tape is not changed.
+/// Read access to a tape for decoding, valid while the tape is not changed. An index is the
+/// position of a value's (or key's) tag byte; see ``Tape`` for the encoding.
 struct TapeView {
-    let entries: UnsafeBufferPointer<Tape.Entry>
-    let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: UnsafeRawBufferPointer
 
-    /// The index just past the value at `index`.
+    @inline(__always)
+    private func small(_ index: Int) -> UInt8 { bytes[index] >> 3 }
+
+    /// The kind of the value or key at `index`.
+    @inline(__always)
+    func kind(_ index: Int) -> Tape.Kind { Tape.Kind(rawValue: bytes[index] & 7).unsafelyUnwrapped }
+
+    /// The size of the container header at `index`.
+    @inline(__always)
+    private func headerSize(_ index: Int) -> Int {
+        switch small(index) {
+        case 0: return Tape.narrowHeader
+        case Tape.containerWide: return Tape.wideHeader
+        default: return 1
+        }
+    }
+
+    /// The number of values (members or elements) of the container at `index`.
+    func count(_ index: Int) -> Int {
+        switch small(index) {
+        case 0: return Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 5, as: UInt32.self)))
+        case Tape.containerWide: return Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 9, as: UInt64.self)))
+        default: return 0
+        }
+    }
+
+    /// The first member's key or element of the container at `index` (its end when it is empty).
+    @inline(__always)
+    func firstChild(_ index: Int) -> Int { index + headerSize(index) }
+
+    /// The index just past the container at `index`.
+    @inline(__always)
+    func end(_ index: Int) -> Int {
+        switch small(index) {
+        case 0: return index + Tape.narrowHeader + Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt32.self)))
+        case Tape.containerWide:
+            return index + Tape.wideHeader + Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self)))
+        default: return index + 1
+        }
+    }
+
+    /// Where the text of the key, string or number at `index` lies: (start, length).
+    @inline(__always)
+    private func textRange(_ index: Int) -> (start: Int, length: Int) {
+        let small = small(index)
+        if kind(index) == .number {
+            if small < Tape.numberInteger { return (index, 0) }  // a digit: not stored
+            if small >= Tape.numberLongInteger {
+                return (index + 9, Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self))))
+            }
+            return (index + 2, Int(bytes[index + 1]))
+        }
+        if small == Tape.textLong {
+            return (index + 9, Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self))))
+        }
+        return (index + 1, Int(small))
+    }
+
+    /// The index just past the value or key at `index`.
     @inline(__always)
     func next(_ index: Int) -> Int {
-        let entry = entries[index]
-        return entry.kind == .object || entry.kind == .array ? entry.a : index + 1
+        switch kind(index) {
+        case .object, .array: return end(index)
+        case .bool, .null: return index + 1
+        case .key, .string: let (start, length) = textRange(index); return start + length
+        case .number:
+            let small = small(index)
+            if small < Tape.numberInteger { return index + 1 }
+            let (start, length) = textRange(index)
+            return start + length + (small == Tape.numberDouble || small == Tape.numberLongDouble ? 8 : 0)
+        }
     }
 
+    /// The value of the boolean at `index`.
+    @inline(__always)
+    func bool(_ index: Int) -> Bool { small(index) != 0 }
+
+    /// The text of the key, string or number at `index`.
     @inline(__always)
     func text(_ index: Int) -> UnsafeRawBufferPointer {
-        let entry = entries[index]
-        return UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[entry.a..<(entry.a + entry.b)]))
+        if kind(index) == .number, small(index) < Tape.numberInteger {
+            return UnsafeRawBufferPointer(start: UnsafeRawPointer(Self.digits.utf8Start) + Int(small(index)), count: 1)
+        }
+        let (start, length) = textRange(index)
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
     }
+
+    /// The text of the one-digit integers that the tape stores in their tags.
+    private static let digits: StaticString = "0123456789"
 
     func string(_ index: Int) -> String { String(decoding: text(index), as: UTF8.self) }
 
@@ -217,16 +318,17 @@ struct TapeView {
         JSONNumber(text: String(decoding: text(index), as: UTF8.self), value: numberValue(index))
     }
 
-    /// The value of the number at `index`, classified when it was recorded.
+    /// The value of the number at `index`: a digit from its tag, a double as classified when it
+    /// was recorded, an integer from its text.
     @inline(__always)
     func numberValue(_ index: Int) -> JSONNumber.Value {
-        let entry = entries[index]
-        let value = UnsafeRawPointer(bytes.baseAddress! + entry.a + entry.b)
-        switch value.load(as: UInt8.self) {
-        case 0: return .integer(value.loadUnaligned(fromByteOffset: 1, as: Int64.self))
-        case 1: return .double(value.loadUnaligned(fromByteOffset: 1, as: Double.self))
-        default: return .unrepresentable
+        let small = small(index)
+        if small < Tape.numberInteger { return .integer(Int64(small)) }
+        let (start, length) = textRange(index)
+        if small == Tape.numberDouble || small == Tape.numberLongDouble {
+            return .double(Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start + length, as: UInt64.self))))
         }
+        return JSONNumberParser.classify(text(index))
     }
 
     /// Whether the key at `index` equals `key`'s UTF-8, without allocating.
@@ -240,7 +342,7 @@ struct TapeView {
     }
 
     func kindName(_ index: Int) -> String {
-        switch entries[index].kind {
+        switch kind(index) {
         case .object: return "object"
         case .array: return "array"
         case .key, .string: return "string"
@@ -252,31 +354,32 @@ struct TapeView {
 
     /// The value at `index` as an owned ``JSONValue``.
     func value(_ index: Int) -> JSONValue {
-        let entry = entries[index]
-        switch entry.kind {
+        switch kind(index) {
         case .null: return .null
-        case .bool: return .bool(entry.a != 0)
+        case .bool: return .bool(bool(index))
         case .number: return .number(number(index))
         case .string, .key: return .string(string(index))
         case .array:
             var elements: [JSONValue] = []
-            elements.reserveCapacity(entry.b)
-            var child = index + 1
-            while child < entry.a {
+            elements.reserveCapacity(count(index))
+            var child = firstChild(index)
+            let end = end(index)
+            while child < end {
                 elements.append(value(child))
                 child = next(child)
             }
             return .array(elements)
         case .object:
             var members: [JSONObject.Member] = []
-            members.reserveCapacity(entry.b)
-            var child = index + 1
-            while child < entry.a {
-                members.append(JSONObject.Member(key: string(child), value: value(child + 1)))
-                child = next(child + 1)
+            members.reserveCapacity(count(index))
+            var child = firstChild(index)
+            let end = end(index)
+            while child < end {
+                let value = next(child)
+                members.append(JSONObject.Member(key: string(child), value: self.value(value)))
+                child = next(value)
             }
             return .object(JSONObject(members))
         }
     }
 }
-

@@ -229,14 +229,14 @@ final class TapeDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try checkLive()
-        guard view.entries[index].kind == .object else { throw Unbox.mismatch([String: Any].self, view, index, node) }
+        guard view.kind(index) == .object else { throw Unbox.mismatch([String: Any].self, view, index, node) }
         if cachesContainers { return session.keyedContainer(keyedBy: Key.self, decoder: self, object: index, depth: depth, node: node) }
         return nestedKeyedContainer(keyedBy: Key.self, object: index, depth: depth, node: node)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         try checkLive()
-        guard view.entries[index].kind == .array else { throw Unbox.mismatch([Any].self, view, index, node) }
+        guard view.kind(index) == .array else { throw Unbox.mismatch([Any].self, view, index, node) }
         return UnkeyedContainer(decoder: self, array: index, node: node)
     }
 
@@ -281,12 +281,12 @@ final class TapeDecoder: Decoder {
         at index: Int, node: CodingPathNode,
         _ element: (TapeView, Int, @autoclosure () -> CodingPathNode) throws -> E
     ) throws -> [E] {
-        let entry = view.entries[index]
-        guard entry.kind == .array else { throw Unbox.mismatch([Any].self, view, index, node) }
+        guard view.kind(index) == .array else { throw Unbox.mismatch([Any].self, view, index, node) }
         var elements: [E] = []
-        elements.reserveCapacity(entry.b)
-        var child = index + 1
-        while child < entry.a {
+        elements.reserveCapacity(view.count(index))
+        var child = view.firstChild(index)
+        let end = view.end(index)
+        while child < end {
             let position = elements.count
             elements.append(try element(view, child, CodingPathNode.index(position, parent: node)))
             child = view.next(child)
@@ -333,7 +333,7 @@ final class TapeDecoder: Decoder {
     }
 
     private func decodeDecimal() throws -> Decimal {
-        guard view.entries[index].kind == .number else { throw Unbox.mismatch(Decimal.self, view, index, node) }
+        guard view.kind(index) == .number else { throw Unbox.mismatch(Decimal.self, view, index, node) }
         let text = view.string(index)
         guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
             throw Unbox.corrupted("'\(text)' is not a decimal number", node)
@@ -407,7 +407,7 @@ enum Unbox {
     /// `valueNotFound` when the value is `null`.
     static func mismatch(_ expected: Any.Type, _ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) -> DecodingError {
         let codingPath = node().codingPath
-        if view.entries[index].kind == .null {
+        if view.kind(index) == .null {
             return .valueNotFound(expected, DecodingError.Context(
                 codingPath: codingPath, debugDescription: "Cannot get value of type \(typeName(expected)) -- found null value instead"))
         }
@@ -431,30 +431,30 @@ enum Unbox {
         .dataCorrupted(DecodingError.Context(codingPath: node().codingPath, debugDescription: message))
     }
 
-    static func isNull(_ view: TapeView, _ index: Int) -> Bool { view.entries[index].kind == .null }
+    static func isNull(_ view: TapeView, _ index: Int) -> Bool { view.kind(index) == .null }
 
     static func bool(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Bool {
-        let entry = view.entries[index]
-        guard entry.kind == .bool else {
+        let kind = view.kind(index)
+        guard kind == .bool else {
             // JSONDecoder reports null into Bool as a type mismatch, not valueNotFound: so do we.
-            if entry.kind == .null {
+            if kind == .null {
                 throw DecodingError.typeMismatch(Bool.self, DecodingError.Context(
                     codingPath: node().codingPath, debugDescription: "Expected to decode Bool but found null instead."))
             }
             throw mismatch(Bool.self, view, index, node())
         }
-        return entry.a != 0
+        return view.bool(index)
     }
 
     /// Strings only, as `JSONDecoder`: a number is a type mismatch (decode big integers into
     /// `Decimal`, `Int128` or `UInt64`, or take the whole value as a ``JSONValue``).
     static func string(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> String {
-        guard view.entries[index].kind == .string else { throw mismatch(String.self, view, index, node()) }
+        guard view.kind(index) == .string else { throw mismatch(String.self, view, index, node()) }
         return view.string(index)
     }
 
     static func double(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Double {
-        guard view.entries[index].kind == .number else { throw mismatch(Double.self, view, index, node()) }
+        guard view.kind(index) == .number else { throw mismatch(Double.self, view, index, node()) }
         switch view.numberValue(index) {
         case .integer(let integer):
             // `-0` is an integer of value 0 with a sign that a Double keeps.
@@ -476,7 +476,7 @@ enum Unbox {
     /// between two floats (or overflows or underflows): only then is the text itself rounded,
     /// so the common case makes no `String`.
     static func float(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Float {
-        guard view.entries[index].kind == .number else { throw mismatch(Float.self, view, index, node()) }
+        guard view.kind(index) == .number else { throw mismatch(Float.self, view, index, node()) }
         let double = try Self.double(view, index, node())
         var float = Float(double)
         if !float.isFinite || (float == 0 && double != 0) || isHalfway(double, float) {
@@ -502,7 +502,7 @@ enum Unbox {
     /// fraction or exponent decodes when its exact value is a whole number in range
     /// (`9007199254740993.0`, `1e2`), as with `JSONDecoder`. Never through `Double`.
     static func integer<T: FixedWidthInteger>(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode, as type: T.Type) throws -> T {
-        guard view.entries[index].kind == .number else { throw mismatch(T.self, view, index, node()) }
+        guard view.kind(index) == .number else { throw mismatch(T.self, view, index, node()) }
         if case .integer(let integer) = view.numberValue(index), let exact = T(exactly: integer) { return exact }
         if let exact: T = ExactInteger.parse(view.text(index)) { return exact }
         throw corrupted("Number \(view.string(index)) is not representable in \(T.self)", node())
@@ -620,10 +620,11 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private var keyIndices: [Int] {
         guard isLive else { return [] }
         var keys: [Int] = []
-        var child = object + 1
-        while child < view.entries[object].a {
+        var child = view.firstChild(object)
+        let end = view.end(object)
+        while child < end {
             keys.append(child)
-            child = view.next(child + 1)
+            child = view.next(view.next(child))
         }
         return keys
     }
@@ -646,20 +647,21 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func member(_ key: Key) -> Int? {
         guard isLive else { return nil }
         let wanted = key.stringValue
-        let end = view.entries[object].a
+        let end = view.end(object)
         let hint = position.hint
         if let hint, hint.pointee.object == object, hint.pointee.next < end, matches(hint.pointee.next, wanted) {
-            let value = hint.pointee.next + 1
+            let value = view.next(hint.pointee.next)
             hint.pointee.next = view.next(value)
             return value
         }
-        var child = object + 1
+        var child = view.firstChild(object)
         while child < end {
+            let value = view.next(child)
             if matches(child, wanted) {
-                hint?.pointee = (object, view.next(child + 1))
-                return child + 1
+                hint?.pointee = (object, view.next(value))
+                return value
             }
-            child = view.next(child + 1)
+            child = view.next(value)
         }
         return nil
     }
@@ -718,13 +720,13 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let value = try require(key)
-        guard view.entries[value].kind == .object else { throw Unbox.mismatch([String: Any].self, view, value, childNode(key)) }
+        guard view.kind(value) == .object else { throw Unbox.mismatch([String: Any].self, view, value, childNode(key)) }
         return decoder.nestedKeyedContainer(keyedBy: NestedKey.self, object: value, depth: depth + 1, node: childNode(key))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let value = try require(key)
-        guard view.entries[value].kind == .array else { throw Unbox.mismatch([Any].self, view, value, childNode(key)) }
+        guard view.kind(value) == .array else { throw Unbox.mismatch([Any].self, view, value, childNode(key)) }
         return UnkeyedContainer(decoder: decoder, array: value, node: childNode(key))
     }
 
@@ -766,10 +768,9 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         self.decoder = decoder
         self.node = node
         generation = decoder.liveGeneration
-        let entry = decoder.view.entries[array]
-        end = entry.a
-        count = entry.b
-        position = array + 1
+        end = decoder.view.end(array)
+        count = decoder.view.count(array)
+        position = decoder.view.firstChild(array)
     }
 
     var codingPath: [any CodingKey] { node.codingPath }
@@ -817,14 +818,14 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let (value, index) = try next(KeyedDecodingContainer<NestedKey>.self)
         let node = elementNode(index)
-        guard view.entries[value].kind == .object else { throw Unbox.mismatch([String: Any].self, view, value, node) }
+        guard view.kind(value) == .object else { throw Unbox.mismatch([String: Any].self, view, value, node) }
         return decoder.nestedKeyedContainer(keyedBy: NestedKey.self, object: value, depth: decoder.depth + 1, node: node)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let (value, index) = try next((any UnkeyedDecodingContainer).self)
         let node = elementNode(index)
-        guard view.entries[value].kind == .array else { throw Unbox.mismatch([Any].self, view, value, node) }
+        guard view.kind(value) == .array else { throw Unbox.mismatch([Any].self, view, value, node) }
         return UnkeyedContainer(decoder: decoder, array: value, node: node)
     }
 

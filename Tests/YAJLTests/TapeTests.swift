@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import YAJL
+
+/// The tape's variable-length encoding: every form round-trips, and a large record costs about
+/// its own size.
+@Suite("Tape", .serialized)
+struct TapeTests {
+    static let long31 = String(repeating: "s", count: 31)
+
+    /// Minified documents that reach every form of the encoding: texts of 0, 30, 31 and 300
+    /// bytes, one-digit integers and every other number (`-0`, `10`, doubles, a 300-digit
+    /// integer and a 300-character double), empty and nested containers, keys of every length.
+    static let documents: [String] = [
+        "[0,1,2,3,4,5,6,7,8,9]",
+        "[-0,10,-1,0.5,1e5,-1.5E-3,9223372036854775807,9223372036854775808,-9223372036854775809]",
+        "[\(String(repeating: "7", count: 300)),1.\(String(repeating: "3", count: 300))]",
+        "[\"\",\"\(String(repeating: "a", count: 30))\",\"\(long31)\",\"\(String(repeating: "b", count: 300))\"]",
+        "{\"\":1,\"\(long31)\":{\"\(String(repeating: "k", count: 300))\":[]},\"e\":{}}",
+        "[[],{},[[]],[{}],{\"a\":[]},[[[[[1]]]]],true,false,null]",
+        "{\"a\":{\"b\":[1,2,{\"c\":\"d\"}],\"t\":true,\"f\":false,\"n\":null},\"z\":1.25}",
+        "\"\(String(repeating: "x", count: 70_000))\"",
+        "7",
+    ]
+
+    @Test(arguments: documents)
+    func recordsRoundTripThroughTheTape(document: String) throws {
+        for concurrently in [false, true] {
+            var options = JSONRecordOptions()
+            options.parsesConcurrently = concurrently
+            let fragments = try JSONRecordReader(JSONFragment.self, at: "$", from: .text(document), options: options)
+            #expect(try fragments.next()?.description == document)
+            let values = try JSONRecordReader(JSONValue.self, at: "$", from: .text(document), options: options)
+            let value = try #require(try values.next())
+            #expect(value.description == document, "JSONValue from the tape")
+        }
+    }
+
+    @Test func numbersKeepTheirValuesAndText() throws {
+        let document = "[0,7,-0,10,0.5,-1e-2,12345678901234567890]"
+        let values = try JSONRecordReader(JSONValue.self, at: "$[*]", from: .text(document))
+        var numbers: [JSONNumber] = []
+        while let value = try values.next() {
+            guard case .number(let number) = value else { Issue.record("not a number: \(value)"); continue }
+            numbers.append(number)
+        }
+        #expect(numbers.map(\.text) == ["0", "7", "-0", "10", "0.5", "-1e-2", "12345678901234567890"])
+        #expect(numbers.map(\.value) == [
+            .integer(0), .integer(7), .integer(0), .integer(10), .double(0.5), .double(-0.01), .unrepresentable,
+        ])
+        // Integers decode from the text the tape keeps, doubles from the stored value.
+        let decoded = try JSONRecordReader([Double].self, at: "$", from: .text("[0,7,-0,10,0.5,-1e-2]")).next()
+        #expect(decoded == [0, 7, -0.0, 10, 0.5, -0.01] && decoded?[2].sign == .minus)
+    }
+
+    /// Containers whose members pass the narrow header's limit are widened when they close (the
+    /// limit is lowered here; it is 4 GiB in use), nested ones included.
+    @Test func containersPastTheNarrowLimitAreWidened() {
+        let tape = Tape()
+        tape.narrowLimit = 3
+        tape.startContainer(.object)
+        tape.text(.key, UnsafeRawBufferPointer(start: nil, count: 0))
+        tape.startContainer(.array)
+        for text in ["1", "22", "0.5", "-0"] {
+            var text = text
+            text.withUTF8 { tape.number(UnsafeRawBufferPointer($0)) }
+        }
+        tape.startContainer(.array)
+        tape.scalar(.bool, true)
+        tape.endContainer()
+        tape.endContainer()
+        var key = "k"
+        key.withUTF8 { tape.text(.key, UnsafeRawBufferPointer($0)) }
+        tape.scalar(.null)
+        tape.endContainer()
+        #expect(!tape.isCapturing)
+        let view = tape.view
+        var output: [UInt8] = []
+        view.appendMinified(0, to: &output)
+        #expect(String(decoding: output, as: UTF8.self) == #"{"":[1,22,0.5,-0,[true]],"k":null}"#)
+        #expect(view.count(0) == 2 && view.end(0) == tape.count)
+        let array = view.next(view.firstChild(0))
+        #expect(view.kind(array) == .array && view.count(array) == 5)
+        #expect(view.value(0).description == #"{"":[1,22,0.5,-0,[true]],"k":null}"#)
+    }
+
+    /// A single record of ten million `1`s (20 MB) is captured in about half its size (it took
+    /// 488 MiB with fixed 24-byte entries).
+    @Test func oneLargeRecordCostsAboutItsSize() throws {
+        let count = 10_000_000
+        let resetPeak = ProcessMemory.resetPeak()
+        let before = ProcessMemory.field("VmRSS") ?? 0
+        let source = SegmentsSource([("{\"results\":[[", 1), ("1,", count - 1), ("1]]}", 1)])
+        let records = try JSONRecordReader(JSONFragment.self, at: "$.results[*]", from: source)
+        let fragment = try #require(try records.next())
+        #expect(fragment.bytes.count == 2 * count + 1)
+        #expect(fragment.bytes.prefix(4) == [0x5B, 0x31, 0x2C, 0x31] && fragment.bytes.last == 0x5D)
+        #expect(try records.next() == nil)
+        if resetPeak, let peak = ProcessMemory.field("VmHWM") {
+            // The 20 MB fragment itself, the ~10 MB tape and a copy of it while it grows.
+            #expect(peak - before < 80 << 20, "peak grew by \((peak - before) >> 20) MiB for a 20 MB record")
+        } else {
+            print("⚠️  SKIPPING the peak-memory check of oneLargeRecordCostsAboutItsSize: \(ProcessMemory.unavailable ?? "no VmHWM")")
+        }
+    }
+}
