@@ -73,6 +73,10 @@ private func recordsOnly(_ document: BenchmarkDocument) -> String? {
     document.kind == "records" ? nil : "only the generated records documents have $.results[*]"
 }
 
+private func datesOnly(_ document: BenchmarkDocument) -> String? {
+    document.kind == "dates" ? nil : "only the generated dates document has dates and snake_case keys"
+}
+
 let allCases: [BenchmarkCase] = [
     BenchmarkCase(
         name: "c-verify", group: "C baseline", summary: "libyajl from C, no callbacks (like json_verify)",
@@ -194,6 +198,30 @@ let allCases: [BenchmarkCase] = [
             return 0
         }),
     BenchmarkCase(
+        name: "records-dates", group: "records",
+        summary: "JSONRecordReader at $.results[*] into a struct with .iso8601 dates and .convertFromSnakeCase keys",
+        skipReason: datesOnly,
+        run: { document in
+            var options = JSONRecordOptions()
+            options.decoding.dateDecodingStrategy = .iso8601
+            options.decoding.keyDecodingStrategy = .convertFromSnakeCase
+            let reader = try JSONRecordReader(DatesDocument.Event.self, at: "$.results[*]", from: .file(document.path), options: options)
+            var count = 0
+            while try reader.next() != nil { count += 1 }
+            return count
+        }),
+    BenchmarkCase(
+        name: "foundation-dates", group: "Foundation",
+        summary: "JSONDecoder on the whole file with the same .iso8601 and .convertFromSnakeCase strategies",
+        skipReason: { datesOnly($0) ?? foundationSkip($0) },
+        run: { document in
+            let data = try Data(contentsOf: URL(fileURLWithPath: document.path))
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            return try decoder.decode(DatesDocument.self, from: data).results.count
+        }),
+    BenchmarkCase(
         name: "foundation-serialization", group: "Foundation", summary: "JSONSerialization.jsonObject on the whole file",
         skipReason: foundationSkip,
         run: { document in
@@ -234,6 +262,18 @@ struct RecordsDocument: Decodable {
         let note: String?
     }
     let results: [Record]
+}
+
+/// The generated dates document's shape: snake_case keys, RFC 3339 dates.
+struct DatesDocument: Decodable {
+    struct Event: Decodable {
+        let eventId: Int
+        let userName: String
+        let createdAt: Date
+        let updatedAt: Date
+        let isActive: Bool
+    }
+    let results: [Event]
 }
 
 /// Any JSON, decoded generically (for documents without a schema here).

@@ -50,6 +50,7 @@ struct YAJLBenchmarks {
         documents.append(try DocumentSet.generated(.ndjson, mebibytes: small, log: log))
         documents.append(try DocumentSet.generated(.numbers, mebibytes: small, log: log))
         documents.append(try DocumentSet.generated(.strings, mebibytes: small, log: log))
+        documents.append(try DocumentSet.generated(.dates, mebibytes: small, log: log))
         if let documentFilter { documents = documents.filter { d in documentFilter.contains { d.name.contains($0) } } }
         let cases = allCases.filter { caseFilter?.contains($0.name) ?? true }
 

@@ -16,6 +16,8 @@ public enum DocumentGenerator {
         case numbers
         /// Records with long strings full of escapes and non-ASCII text.
         case strings
+        /// Event records with snake_case keys and RFC 3339 timestamps (a date and key strategy load).
+        case dates
     }
 
     /// What a generated document contains, counted the way `yajl stats` counts.
@@ -93,6 +95,16 @@ public enum DocumentGenerator {
             counts.maps += 2; counts.arrays += 2; counts.keys += 11; counts.strings += 6
             counts.integers += 1; counts.doubles += 3; counts.booleans += 1; counts.nulls += 1
             counts.maxDepth = max(counts.maxDepth, depth + 3)
+        case .dates:
+            // {"event_id":N,"user_name":"...","created_at":"<RFC 3339>","updated_at":"<RFC 3339>","is_active":B}
+            let created = 1_500_000_000 + Int(random.next() % 300_000_000)
+            w.append(#"{"event_id":"#); w.append(String(index))
+            w.append(#","user_name":"user "#); w.append(String(index))
+            w.append(#"","created_at":""#); w.append(rfc3339(created))
+            w.append(#"","updated_at":""#); w.append(rfc3339(created + Int(random.next() % 1_000_000)))
+            w.append(#"","is_active":"#); w.append(random.next() % 2 == 0 ? "true" : "false"); w.append("}")
+            counts.maps += 1; counts.keys += 5; counts.strings += 3; counts.integers += 1; counts.booleans += 1
+            counts.maxDepth = max(counts.maxDepth, depth + 1)
         case .numbers:
             // {"type":"Polygon","coordinates":[[[d,d],[d,d],... 32 pairs]]}
             w.append(#"{"type":"Polygon","coordinates":[["#)
@@ -114,6 +126,18 @@ public enum DocumentGenerator {
             counts.maps += 1; counts.keys += 3; counts.strings += 2; counts.integers += 1
             counts.maxDepth = max(counts.maxDepth, depth + 1)
         }
+    }
+
+    /// `seconds` since 1970 as `yyyy-MM-ddTHH:mm:ssZ` (civil-from-days, proleptic Gregorian).
+    private static func rfc3339(_ seconds: Int) -> String {
+        let days = seconds / 86_400, rest = seconds % 86_400
+        let z = days + 719_468, era = z / 146_097, doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
     }
 
     private static func coordinate(_ random: inout SplitMix64) -> String {

@@ -4,14 +4,8 @@ import Foundation
 final class DecodingSession {
     let options: JSONRecordDecodingOptions
     let userInfo: [CodingUserInfoKey: Any]
-    /// snake_case key → camelCase key, converted once per distinct key.
-    private var convertedKeys: [String: String] = [:]
-    private lazy var iso8601 = ISO8601DateFormatter()
-    private lazy var iso8601Fractional: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }()
+    /// snake_case JSON keys, converted once per distinct key and compared as bytes.
+    let snakeCaseKeys = SnakeCaseKeyCache()
 
     /// Whether keys are compared as they are (no key strategy).
     let usesDefaultKeys: Bool
@@ -108,29 +102,16 @@ final class DecodingSession {
         return try decoder.decodeCurrent(T.self)
     }
 
-    func convert(key: String) -> String {
-        if let converted = convertedKeys[key] { return converted }
-        let converted = Self.camelCase(fromSnakeCase: key)
-        convertedKeys[key] = converted
-        return converted
-    }
-
-    func date(from string: String) -> Date? {
-        iso8601.date(from: string) ?? iso8601Fractional.date(from: string)
-    }
-
-    /// `JSONDecoder`'s rule: split on `_`, capitalize all but the first word, keep leading and
-    /// trailing underscores.
+    /// `JSONDecoder`'s rule, exactly: between the leading and trailing underscores (kept), split
+    /// on `_`; with more than one word, the first is lowercased and the others `capitalized`.
     static func camelCase(fromSnakeCase key: String) -> String {
-        guard key.contains("_") else { return key }
-        let characters = Array(key)
-        guard let first = characters.firstIndex(where: { $0 != "_" }) else { return key }
-        var last = characters.count - 1
-        while last > first && characters[last] == "_" { last -= 1 }
-        let words = String(characters[first...last]).split(separator: "_", omittingEmptySubsequences: true)
-        guard let head = words.first else { return key }
-        let body = String(head) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
-        return String(characters[..<first]) + body + String(characters[(last + 1)...])
+        guard let first = key.firstIndex(where: { $0 != "_" }) else { return key }
+        var last = key.index(before: key.endIndex)
+        while last > first && key[last] == "_" { key.formIndex(before: &last) }
+        let words = key[first...last].split(separator: "_")
+        guard words.count > 1 else { return key }
+        let body = ([words[0].lowercased()] + words.dropFirst().map { $0.capitalized }).joined()
+        return String(key[..<first]) + body + String(key[key.index(after: last)...])
     }
 }
 
@@ -325,8 +306,10 @@ final class TapeDecoder: Decoder {
         case .secondsSince1970: return Date(timeIntervalSince1970: try Unbox.double(view, index, node))
         case .millisecondsSince1970: return Date(timeIntervalSince1970: try Unbox.double(view, index, node) / 1000)
         case .iso8601:
-            let text = try Unbox.string(view, index, node)
-            guard let date = session.date(from: text) else { throw Unbox.corrupted("expected an ISO 8601 date, found '\(text)'", node) }
+            guard view.kind(index) == .string else { throw Unbox.mismatch(String.self, view, index, node) }
+            guard let date = RFC3339.date(from: view.text(index)) else {
+                throw Unbox.corrupted("Expected date string to be ISO8601-formatted, found '\(view.string(index))'", node)
+            }
             return date
         case .custom(let body): return try body(self)
         }
@@ -635,7 +618,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let jsonKey = view.string(index)
         switch session.options.keyDecodingStrategy {
         case .useDefaultKeys: return jsonKey
-        case .convertFromSnakeCase: return session.convert(key: jsonKey)
+        case .convertFromSnakeCase: return DecodingSession.camelCase(fromSnakeCase: jsonKey)
         case .custom(let body): return body(codingPath + [RecordCodingKey(stringValue: jsonKey)]).stringValue
         }
     }
@@ -669,7 +652,11 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Whether the key entry at `index` maps to `wanted`.
     @inline(__always)
     private func matches(_ index: Int, _ wanted: String) -> Bool {
-        usesDefaultKeys ? view.keyEquals(index, wanted) : codingKeyName(forKeyAt: index) == wanted
+        if usesDefaultKeys { return view.keyEquals(index, wanted) }
+        if case .convertFromSnakeCase = session.options.keyDecodingStrategy {
+            return session.snakeCaseKeys.matches(view.text(index), wanted)
+        }
+        return codingKeyName(forKeyAt: index) == wanted
     }
 
     private func childNode(_ key: Key) -> CodingPathNode { .key(key.stringValue, parent: node) }

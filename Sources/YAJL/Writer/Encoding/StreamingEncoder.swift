@@ -14,7 +14,8 @@ final class StreamingEncoder: Encoder {
     /// Values written, to notice a value that wrote nothing.
     private var written = 0
     private(set) var node: CodingPathNode = .root
-    private lazy var iso8601 = ISO8601DateFormatter()
+    /// Key → snake_case key, converted once per distinct key (at most 4096 kept).
+    private var snakeCaseKeys: [String: String] = [:]
 
     init(writer: JSONWriter, options: JSONRecordEncodingOptions) {
         self.writer = writer
@@ -56,7 +57,7 @@ final class StreamingEncoder: Encoder {
         case .deferredToDate: try date.encode(to: self)
         case .secondsSince1970: try primitive { try writer.double(date.timeIntervalSince1970) }
         case .millisecondsSince1970: try primitive { try writer.double(date.timeIntervalSince1970 * 1000) }
-        case .iso8601: try primitive { try writer.string(iso8601.string(from: date)) }
+        case .iso8601: try primitive { try writer.string(RFC3339.string(from: date)) }
         case .custom(let body): try body(date, self)
         }
     }
@@ -106,10 +107,17 @@ final class StreamingEncoder: Encoder {
         let name: String
         switch options.keyEncodingStrategy {
         case .useDefaultKeys: name = key.stringValue
-        case .convertToSnakeCase: name = JSONRecordEncodingOptions.snakeCase(key.stringValue)
+        case .convertToSnakeCase: name = snakeCase(key.stringValue)
         case .custom(let body): name = body(codingPath + [key]).stringValue
         }
         try writer.key(name)
+    }
+
+    private func snakeCase(_ key: String) -> String {
+        if let converted = snakeCaseKeys[key] { return converted }
+        let converted = JSONRecordEncodingOptions.snakeCase(key)
+        if snakeCaseKeys.count < 4096 { snakeCaseKeys[key] = converted }
+        return converted
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
