@@ -158,3 +158,71 @@ struct DateAndKeyStrategyTests {
         #expect(!key.withUTF8 { cache.matches(UnsafeRawBufferPointer($0), "key_1_x") })
     }
 }
+
+/// `JSONRecordDecodingError` names where the failing value starts, at every read size.
+@Suite("Decoding error locations")
+struct DecodingErrorLocationTests {
+    struct Row: Decodable {
+        let id: Int
+        let name: String
+        let tags: [String]
+        let nested: Nested?
+        struct Nested: Decodable { let flag: Bool }
+    }
+
+    /// Documents with one failing value, marked `⟨` just before it (the marker is removed).
+    static let cases: [(document: String, path: String)] = [
+        (#"{"rows":[{"id":1,"name":"a","tags":[]},{"id":⟨"two","name":"b","tags":[]}]}"#, "$.rows[1].id"),
+        ("{\"rows\":[\n  {\"id\":1,\"name\":\"a\",\"tags\":[]},\n  {\"id\":2,\n   \"name\":⟨17,\"tags\":[]}]}", "$.rows[1].name"),
+        (#"{"rows":[{"id":⟨"esc\"aped\\ \u00e9 \"","name":"a","tags":[]}]}"#, "$.rows[0].id"),
+        (#"{"rows":[{"id":1,"name":"a","tags":["x",⟨null,"y"]}]}"#, "$.rows[0].tags[1]"),
+        (#"{"rows":[{"id":1,"name":"a","tags":["x"],"nested":{"flag":⟨"yes"}}]}"#, "$.rows[0].nested.flag"),
+        (#"{"rows":[{"id":1,"name":"a","tags":⟨{"not":"an array"}}]}"#, "$.rows[0].tags"),
+        (#"{"rows":[⟨{"id":1,"tags":[]}]}"#, "$.rows[0]"),  // missing key: its object
+        (#"{"rows":[{"id":⟨1.5,"name":"a","tags":[]}]}"#, "$.rows[0].id"),
+        (#"{"rows":[{"id":1,"name":⟨true,"tags":[]}]}"#, "$.rows[0].name"),
+        ("{\"rows\":[{\"id\":⟨\"" + String(repeating: "long \\\" string ", count: 40) + "\",\"name\":\"a\",\"tags\":[]}]}", "$.rows[0].id"),
+    ]
+
+    @Test(arguments: cases.indices)
+    func theFailingValueIsLocatedAtEveryReadSize(index: Int) throws {
+        let (marked, path) = Self.cases[index]
+        let markerRange = try #require(marked.range(of: "⟨"))
+        let offset = marked.utf8.distance(from: marked.startIndex, to: markerRange.lowerBound)
+        let document = marked.replacingOccurrences(of: "⟨", with: "")
+        let before = Array(document.utf8.prefix(offset))
+        let line = before.filter { $0 == 0x0A }.count + 1
+        let column = offset - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+        for size in [1, 2, 3, 7, 64, 1 << 16] {
+            for concurrently in [false, true] {
+                var options = JSONRecordOptions()
+                options.parser.chunkSize = size
+                options.parsesConcurrently = concurrently
+                let reader = try JSONRecordReader(Row.self, at: "$.rows[*]", from: .text(document), options: options)
+                do {
+                    while try reader.next() != nil {}
+                    Issue.record("no error for case \(index)")
+                } catch let error as JSONRecordDecodingError {
+                    #expect(error.path.description == path, "case \(index), size \(size): \(error)")
+                    #expect(error.byteOffset == offset, "case \(index), size \(size): \(error)")
+                    #expect(error.line == line && error.column == column, "case \(index), size \(size): \(error)")
+                    #expect(error.description.hasSuffix("at line \(line), column \(column) (byte \(offset))"))
+                }
+            }
+        }
+    }
+
+    @Test func skippedFailuresAreLocatedInNDJSON() throws {
+        let document = "{\"id\":1,\"name\":\"a\",\"tags\":[]}\n{\"id\":2,\"name\":\"b\",\"tags\":[3]}\n{\"id\":\"x\",\"name\":\"c\",\"tags\":[]}\n"
+        var options = JSONRecordOptions()
+        options.parser.allowMultipleValues = true
+        options.onDecodingFailure = .skip
+        let reader = try JSONRecordReader(Row.self, at: "$", from: .text(document), options: options)
+        var ids: [Int] = []
+        while let row = try reader.next() { ids.append(row.id) }
+        #expect(ids == [1])
+        let failures = reader.report.failures
+        #expect(failures.map(\.line) == [2, 3] && failures.map(\.column) == [28, 7])
+        #expect(failures.map(\.recordLine) == [2, 3])
+    }
+}

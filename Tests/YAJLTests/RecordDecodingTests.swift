@@ -73,7 +73,7 @@ struct RecordDecodingTests {
         struct Place: Decodable { let zip: String }
         let reader = try JSONRecordReader(Place.self, at: "$[*]", from: .text(#"[{"zip": 12345}]"#))
         let error = try #require(throws: JSONRecordDecodingError.self) { try reader.next() }
-        #expect(error.description == "$[0].zip: expected String, found number")
+        #expect(error.description == "$[0].zip: expected String, found number at line 1, column 10 (byte 9)")
         guard case .typeMismatch(let type, _)? = error.underlying else {
             Issue.record("expected typeMismatch, got \(String(describing: error.underlying))")
             return
@@ -117,9 +117,9 @@ struct RecordDecodingTests {
             while try reader.next() != nil {}
             Issue.record("expected a decoding error")
         } catch let error as JSONRecordDecodingError {
-            #expect(error.description == "$.results[0].zip: expected Int, found string")
+            #expect(error.description == "$.results[0].zip: expected Int, found string at line 2, column 20 (byte 33)")
             #expect(error.recordPath.description == "$.results[0]")
-            #expect(error.line == 2)
+            #expect(error.line == 2 && error.recordLine == 2 && error.column == 20 && error.byteOffset == 33)
         }
     }
 
@@ -132,9 +132,9 @@ struct RecordDecodingTests {
         #expect(ids == [1, 3])
         #expect(reader.report.skippedCount == 3)
         #expect(reader.report.failures.map(\.description) == [
-            "$.results[1].zip: expected String, found boolean",
-            "$.results[3].id: expected Int, found string",
-            "$.results[4]: missing key 'id'",
+            "$.results[1].zip: expected String, found boolean at line 3, column 20 (byte 61)",
+            "$.results[3].id: expected Int, found string at line 5, column 10 (byte 105)",
+            "$.results[4]: missing key 'id' at line 6, column 3 (byte 131)",
         ])
     }
 

@@ -276,7 +276,7 @@ struct RecordPipelineTests {
             #expect(try reader.next()?.address.zip == 1)
             #expect(try reader.next()?.address.zip == 2)
             let error = #expect(throws: JSONRecordDecodingError.self) { try reader.next() }
-            #expect(error?.description == "$.results[2].address.zip: expected Int, found string")
+            #expect(error?.description == "$.results[2].address.zip: expected Int, found string at line 1, column 84 (byte 83)")
         }
     }
 }

@@ -58,20 +58,25 @@ struct TapeTests {
     @Test func containersPastTheNarrowLimitAreWidened() {
         let tape = Tape()
         tape.narrowLimit = 3
-        tape.startContainer(.object)
+        var offset = 0
+        func at() -> SourcePosition {  // a value every 10 bytes, a new line every 30
+            offset += 10
+            return SourcePosition(offset: offset, line: 1 + offset / 30, column: 1 + offset % 30)
+        }
+        tape.startContainer(.object, at: at())
         tape.text(.key, UnsafeRawBufferPointer(start: nil, count: 0))
-        tape.startContainer(.array)
+        tape.startContainer(.array, at: at())
         for text in ["1", "22", "0.5", "-0"] {
             var text = text
-            text.withUTF8 { tape.number(UnsafeRawBufferPointer($0)) }
+            text.withUTF8 { tape.number(UnsafeRawBufferPointer($0), at: at()) }
         }
-        tape.startContainer(.array)
-        tape.scalar(.bool, true)
+        tape.startContainer(.array, at: at())
+        tape.scalar(.bool, true, at: at())
         tape.endContainer()
         tape.endContainer()
         var key = "k"
         key.withUTF8 { tape.text(.key, UnsafeRawBufferPointer($0)) }
-        tape.scalar(.null)
+        tape.scalar(.null, at: at())
         tape.endContainer()
         #expect(!tape.isCapturing)
         let view = tape.view
@@ -82,6 +87,18 @@ struct TapeTests {
         let array = view.next(view.firstChild(0))
         #expect(view.kind(array) == .array && view.count(array) == 5)
         #expect(view.value(0).description == #"{"":[1,22,0.5,-0,[true]],"k":null}"#)
+        // Every value's source position comes back, in document order, across the wide headers.
+        var index = 0
+        var expected = 10
+        while index < tape.count {
+            if view.kind(index) != .key {
+                let position = view.sourcePosition(of: index, inRecordAt: 0, positionsAt: 0)
+                #expect(position == SourcePosition(offset: expected, line: 1 + expected / 30, column: 1 + expected % 30), "tag at \(index)")
+                expected += 10
+            }
+            index = view.kind(index) == .object || view.kind(index) == .array ? view.firstChild(index) : view.next(index)
+        }
+        #expect(expected == offset + 10)
     }
 
     /// A single record of ten million `1`s (20 MB) is captured in about half its size (it took

@@ -28,6 +28,17 @@ public struct JSONEventContext {
     /// forward-only scan of the current chunk); use it per record, not per event.
     public var line: Int { state.pointee.currentLine() }
 
+    /// Where the event's token starts, when it is `length` bytes long (a number's text, a
+    /// literal, `1` for a container's opening bracket). Costs a forward newline scan.
+    @inline(__always)
+    package func start(ofTokenLength length: Int) -> SourcePosition {
+        state.pointee.tokenStart(length: length, string: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+    /// Where the event's string or key token starts (its opening quote).
+    @inline(__always)
+    package func start(ofString string: JSONStringView) -> SourcePosition {
+        state.pointee.tokenStart(length: nil, string: string.bytes)
+    }
     /// Zero-based index of the top-level value this event belongs to: always 0 unless
     /// ``JSONParser/Options/allowMultipleValues`` is on (then it numbers NDJSON lines' values).
     public var topLevelIndex: Int { max(0, state.pointee.topLevelValues - 1) }

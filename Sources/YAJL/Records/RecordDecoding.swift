@@ -39,7 +39,7 @@ final class RecordDecoding<Record: Decodable> {
             report.delivered()
             return true
         } catch {
-            let failure = Self.describe(error, record: records[position])
+            let failure = describe(error, record: records[position], view: view)
             guard policy == .skip else { throw failure }
             report.skipped(failure)
             return false
@@ -56,11 +56,18 @@ final class RecordDecoding<Record: Decodable> {
         return "expected \(name): \(text)"
     }
 
-    /// A decoding error with the record's path, the coding path and a plain message.
-    static func describe(_ error: any Error, record: SelectedValue) -> JSONRecordDecodingError {
-        guard let decodingError = error as? DecodingError else {
+    /// A decoding error with the record's path, the coding path, a plain message, and where
+    /// the failing value starts (found by following the coding path on the tape).
+    func describe(_ error: any Error, record: SelectedValue, view: TapeView) -> JSONRecordDecodingError {
+        func located(_ path: JSONPath, _ codingPath: [any CodingKey], _ message: String, _ underlying: DecodingError?) -> JSONRecordDecodingError {
+            let failing = session.index(of: codingPath, in: view, from: record.start)
+            let position = view.sourcePosition(of: failing, inRecordAt: record.start, positionsAt: record.positionStart)
             return JSONRecordDecodingError(
-                recordPath: record.path, path: record.path, message: "\(error)", line: record.line, underlying: nil)
+                recordPath: record.path, path: path, message: message, line: position.line, column: position.column,
+                byteOffset: position.offset, recordLine: record.line, underlying: underlying)
+        }
+        guard let decodingError = error as? DecodingError else {
+            return located(record.path, [], "\(error)", nil)
         }
         let codingPath: [any CodingKey]
         let message: String
@@ -85,8 +92,6 @@ final class RecordDecoding<Record: Decodable> {
             if let index = key.intValue, key.stringValue == "Index \(index)" { return .index(index) }
             return .key(key.stringValue)
         }
-        return JSONRecordDecodingError(
-            recordPath: record.path, path: JSONPath(record.path.components + components), message: message,
-            line: record.line, underlying: decodingError)
+        return located(JSONPath(record.path.components + components), codingPath, message, decodingError)
     }
 }

@@ -19,6 +19,8 @@ extension JSONRecord: Sendable where Value: Sendable {}
 /// A selected value waiting on the tape: where it starts, and where it came from.
 struct SelectedValue {
     let start: Int
+    /// Where the record's source positions begin on the tape (for errors).
+    let positionStart: Int
     let path: JSONPath
     let queryIndex: Int
     let topLevelIndex: Int
@@ -49,7 +51,7 @@ final class RecordSelector: JSONEventHandler {
     private var frames: [Frame] = []
     /// Selected values, recorded flat; cleared by the consumer once its records are handed out.
     let tape = Tape()
-    private var captureInfo: (start: Int, path: JSONPath, query: Int, topLevel: Int, line: Int, offset: Int, anchors: UInt64)?
+    private var captureInfo: (start: Int, positionStart: Int, path: JSONPath, query: Int, topLevel: Int, line: Int, offset: Int, anchors: UInt64)?
     private var exhausted: UInt64 = 0
     private let allQueries: UInt64
 
@@ -77,8 +79,9 @@ final class RecordSelector: JSONEventHandler {
     func releaseHandedOutRecords() {
         ready.removeAll(keepingCapacity: true)
         if let start = captureInfo?.start, tape.isCapturing {
-            tape.discard(before: start)
+            tape.discard(before: start, positionsBefore: captureInfo!.positionStart)
             captureInfo?.start = 0
+            captureInfo?.positionStart = 0
         } else {
             tape.removeAll()
         }
@@ -89,8 +92,9 @@ final class RecordSelector: JSONEventHandler {
     func takeCompletedRecords(into spare: Tape) -> (tape: Tape, records: [SelectedValue]) {
         spare.removeAll()
         if let start = captureInfo?.start, tape.isCapturing {
-            spare.takeIncompleteRecord(from: tape, at: start)
+            spare.takeIncompleteRecord(from: tape, at: start, positionsAt: captureInfo!.positionStart)
             captureInfo?.start = 0
+            captureInfo?.positionStart = 0
         }
         // `spare` holds the incomplete record (if any), `tape` the completed ones: exchange them.
         tape.swapContents(with: spare)
@@ -127,7 +131,7 @@ final class RecordSelector: JSONEventHandler {
                 context.stop()
                 return
             }
-            captureInfo = (tape.count, context.path ?? .root, matcher.matchedQuery(states), context.topLevelIndex, context.line, context.byteOffset, anchors)
+            captureInfo = (tape.count, tape.positionCount, context.path ?? .root, matcher.matchedQuery(states), context.topLevelIndex, context.line, context.byteOffset, anchors)
             record(tape)
             if !isContainer { emit(context: context) }
         } else if isContainer {
@@ -141,7 +145,7 @@ final class RecordSelector: JSONEventHandler {
         guard let info = captureInfo else { return }
         captureInfo = nil
         ready.append(SelectedValue(
-            start: info.start, path: info.path, queryIndex: info.query, topLevelIndex: info.topLevel, line: info.line,
+            start: info.start, positionStart: info.positionStart, path: info.path, queryIndex: info.query, topLevelIndex: info.topLevel, line: info.line,
             byteOffset: info.offset))
         selectedCount += 1
         if let limit, selectedCount >= limit {
@@ -175,14 +179,14 @@ final class RecordSelector: JSONEventHandler {
     // MARK: Events
 
     func startObject(context: JSONEventContext) throws {
-        if tape.isCapturing { tape.startContainer(.object) } else {
-            valueStarts(isContainer: true, isArray: false, context: context) { $0.startContainer(.object) }
+        if tape.isCapturing { tape.startContainer(.object, at: context.start(ofTokenLength: 1)) } else {
+            valueStarts(isContainer: true, isArray: false, context: context) { $0.startContainer(.object, at: context.start(ofTokenLength: 1)) }
         }
     }
 
     func startArray(context: JSONEventContext) throws {
-        if tape.isCapturing { tape.startContainer(.array) } else {
-            valueStarts(isContainer: true, isArray: true, context: context) { $0.startContainer(.array) }
+        if tape.isCapturing { tape.startContainer(.array, at: context.start(ofTokenLength: 1)) } else {
+            valueStarts(isContainer: true, isArray: true, context: context) { $0.startContainer(.array, at: context.start(ofTokenLength: 1)) }
         }
     }
 
@@ -198,26 +202,28 @@ final class RecordSelector: JSONEventHandler {
     }
 
     func string(_ value: JSONStringView, context: JSONEventContext) throws {
-        if tape.isCapturing { tape.text(.string, value.bytes) } else {
-            valueStarts(isContainer: false, isArray: false, context: context) { $0.text(.string, value.bytes) }
+        if tape.isCapturing { tape.text(.string, value.bytes, at: context.start(ofString: value)) } else {
+            valueStarts(isContainer: false, isArray: false, context: context) { $0.text(.string, value.bytes, at: context.start(ofString: value)) }
         }
     }
 
     func number(_ value: JSONNumberView, context: JSONEventContext) throws {
-        if tape.isCapturing { tape.number(value.bytes) } else {
-            valueStarts(isContainer: false, isArray: false, context: context) { $0.number(value.bytes) }
+        if tape.isCapturing { tape.number(value.bytes, at: context.start(ofTokenLength: value.bytes.count)) } else {
+            valueStarts(isContainer: false, isArray: false, context: context) {
+                $0.number(value.bytes, at: context.start(ofTokenLength: value.bytes.count))
+            }
         }
     }
 
     func bool(_ value: Bool, context: JSONEventContext) throws {
-        if tape.isCapturing { tape.scalar(.bool, value) } else {
-            valueStarts(isContainer: false, isArray: false, context: context) { $0.scalar(.bool, value) }
+        if tape.isCapturing { tape.scalar(.bool, value, at: context.start(ofTokenLength: value ? 4 : 5)) } else {
+            valueStarts(isContainer: false, isArray: false, context: context) { $0.scalar(.bool, value, at: context.start(ofTokenLength: value ? 4 : 5)) }
         }
     }
 
     func null(context: JSONEventContext) throws {
-        if tape.isCapturing { tape.scalar(.null) } else {
-            valueStarts(isContainer: false, isArray: false, context: context) { $0.scalar(.null) }
+        if tape.isCapturing { tape.scalar(.null, at: context.start(ofTokenLength: 4)) } else {
+            valueStarts(isContainer: false, isArray: false, context: context) { $0.scalar(.null, at: context.start(ofTokenLength: 4)) }
         }
     }
 }

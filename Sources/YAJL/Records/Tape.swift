@@ -41,17 +41,70 @@ final class Tape {
     @exclusivity(unchecked) private var open: [(start: Int, values: Int)] = []
     /// The largest length or count a narrow header holds (lowered by tests to reach the wide form).
     package var narrowLimit = Int(UInt32.max)
+    /// Where each recorded value (not key) starts in the source, in the order of their tags, for
+    /// errors: a record's first value as three varints (offset, line, column), each later one as
+    /// `varint(offset delta << 1 | new line)`, followed on a new line by the line delta and the
+    /// column. About one byte per value.
+    @exclusivity(unchecked) private var positions: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var positionCapacity = 1024
+    /// The bytes of positions used: where the next value's position is recorded.
+    @exclusivity(unchecked) private(set) var positionCount = 0
+    @exclusivity(unchecked) private var previous = SourcePosition(offset: 0, line: 1, column: 1)
 
     init() {
         bytes = .allocate(byteCount: capacity, alignment: 8)
+        positions = .allocate(capacity: positionCapacity)
     }
 
     deinit {
         bytes.deallocate()
+        positions.deallocate()
     }
 
     /// The bytes the recorded values take.
-    var footprint: Int { count }
+    var footprint: Int { count + positionCount }
+
+    /// Records where the next value starts: absolute for a record's first value, else relative
+    /// to the previous one.
+    @inline(__always)
+    private func note(_ position: SourcePosition) {
+        if positionCount + 30 > positionCapacity { growPositions() }
+        if open.isEmpty {
+            appendVarint(UInt64(max(0, position.offset)))
+            appendVarint(UInt64(max(0, position.line)))
+            appendVarint(UInt64(max(0, position.column)))
+        } else {
+            let delta = UInt64(max(0, position.offset - previous.offset))
+            if position.line == previous.line {
+                appendVarint(delta << 1)
+            } else {
+                appendVarint(delta << 1 | 1)
+                appendVarint(UInt64(max(0, position.line - previous.line)))
+                appendVarint(UInt64(max(0, position.column)))
+            }
+        }
+        previous = position
+    }
+
+    @inline(__always)
+    private func appendVarint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            positions[positionCount] = UInt8(truncatingIfNeeded: value) | 0x80
+            positionCount &+= 1
+            value >>= 7
+        }
+        positions[positionCount] = UInt8(value)
+        positionCount &+= 1
+    }
+
+    private func growPositions() {
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: positionCapacity * 2)
+        grown.update(from: positions, count: positionCount)
+        positions.deallocate()
+        positions = grown
+        positionCapacity *= 2
+    }
 
     /// Whether a container is open (a record is being captured).
     var isCapturing: Bool { !open.isEmpty }
@@ -59,28 +112,40 @@ final class Tape {
     /// Forgets all records, keeping the storage.
     func removeAll() {
         count = 0
+        positionCount = 0
         open.removeAll(keepingCapacity: true)
     }
 
-    /// Drops every byte before `start` (the record being recorded), keeping that record, so the
-    /// tape holds only what is still needed.
-    func discard(before start: Int) {
-        guard start > 0 else { return }
-        bytes.copyMemory(from: bytes + start, byteCount: count - start)
-        count -= start
-        for index in open.indices { open[index].start -= start }
+    /// Drops every byte before `start` and every position before `positionStart` (the record
+    /// being recorded), keeping that record, so the tape holds only what is still needed.
+    func discard(before start: Int, positionsBefore positionStart: Int) {
+        if start > 0 {
+            bytes.copyMemory(from: bytes + start, byteCount: count - start)
+            count -= start
+            for index in open.indices { open[index].start -= start }
+        }
+        if positionStart > 0 {
+            positions.update(from: positions + positionStart, count: positionCount - positionStart)
+            positionCount -= positionStart
+        }
     }
 
-    /// Moves the record being recorded in `other` (its bytes from `start`) into this tape, which
-    /// must be empty. `other` keeps the complete records before `start`.
-    func takeIncompleteRecord(from other: Tape, at start: Int) {
-        precondition(count == 0, "the tape must be empty")
+    /// Moves the record being recorded in `other` (its bytes from `start`, its positions from
+    /// `positionStart`) into this tape, which must be empty. `other` keeps the complete records.
+    func takeIncompleteRecord(from other: Tape, at start: Int, positionsAt positionStart: Int) {
+        precondition(count == 0 && positionCount == 0, "the tape must be empty")
         let length = other.count - start
         reserve(length)
         bytes.copyMemory(from: other.bytes + start, byteCount: length)
         count = length
+        let positionLength = other.positionCount - positionStart
+        while positionCapacity < positionLength + 30 { growPositions() }
+        positions.update(from: other.positions + positionStart, count: positionLength)
+        positionCount = positionLength
+        previous = other.previous
         open = other.open.map { ($0.start - start, $0.values) }
         other.count = start
+        other.positionCount = positionStart
         other.open.removeAll(keepingCapacity: true)
     }
 
@@ -90,6 +155,10 @@ final class Tape {
         swap(&capacity, &other.capacity)
         swap(&count, &other.count)
         swap(&open, &other.open)
+        swap(&positions, &other.positions)
+        swap(&positionCapacity, &other.positionCapacity)
+        swap(&positionCount, &other.positionCount)
+        swap(&previous, &other.previous)
     }
 
     /// Makes room for `extra` more bytes.
@@ -117,7 +186,8 @@ final class Tape {
         if !open.isEmpty { open[open.count - 1].values &+= 1 }
     }
 
-    func startContainer(_ kind: Kind) {
+    func startContainer(_ kind: Kind, at position: SourcePosition) {
+        note(position)
         valueStarts()
         open.append((count, 0))
         reserve(Self.narrowHeader)
@@ -155,7 +225,10 @@ final class Tape {
         count += text.count
     }
 
-    func text(_ kind: Kind, _ text: UnsafeRawBufferPointer) {
+    /// A key (whose position is never reported: a missing key is reported at its object), or a
+    /// string at `position`.
+    func text(_ kind: Kind, _ text: UnsafeRawBufferPointer, at position: SourcePosition? = nil) {
+        if let position { note(position) }
         if kind != .key { valueStarts() }
         let length = text.count
         if length < Int(Self.textLong) {
@@ -173,7 +246,8 @@ final class Tape {
 
     /// A number: a one-digit integer in its tag alone; else its text, and for a double the value
     /// classified here, while parsing, so that no reader runs `strtod` again.
-    func number(_ text: UnsafeRawBufferPointer) {
+    func number(_ text: UnsafeRawBufferPointer, at position: SourcePosition) {
+        note(position)
         valueStarts()
         let length = text.count
         if length == 1, let digit = text.first, digit.isASCIIDigit {
@@ -204,7 +278,8 @@ final class Tape {
         }
     }
 
-    func scalar(_ kind: Kind, _ flag: Bool = false) {
+    func scalar(_ kind: Kind, _ flag: Bool = false, at position: SourcePosition) {
+        note(position)
         valueStarts()
         reserve(1)
         (bytes + count).storeBytes(of: tag(kind, flag ? 1 : 0), as: UInt8.self)
@@ -213,7 +288,7 @@ final class Tape {
 
     /// Read access for decoding, valid until the tape is next changed.
     var view: TapeView {
-        TapeView(bytes: UnsafeRawBufferPointer(start: bytes, count: count))
+        TapeView(bytes: UnsafeRawBufferPointer(start: bytes, count: count), positions: UnsafeRawBufferPointer(start: positions, count: positionCount))
     }
 }
 
@@ -221,6 +296,42 @@ final class Tape {
 /// position of a value's (or key's) tag byte; see ``Tape`` for the encoding.
 struct TapeView {
     let bytes: UnsafeRawBufferPointer
+    /// Where the values start in the source (see ``Tape``), read only for errors.
+    let positions: UnsafeRawBufferPointer
+
+    /// Where the value at `target` starts in the source, found by walking the record that
+    /// starts at `start` (its positions at `positionStart`) in document order.
+    func sourcePosition(of target: Int, inRecordAt start: Int, positionsAt positionStart: Int) -> SourcePosition {
+        var cursor = positionStart
+        func varint() -> Int {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while cursor < positions.count {
+                let byte = positions[cursor]
+                cursor += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 || shift >= 63 { break }
+                shift += 7
+            }
+            return Int(truncatingIfNeeded: value)
+        }
+        var position = SourcePosition(offset: varint(), line: varint(), column: varint())
+        var index = start
+        while index < target && index < bytes.count {
+            index = kind(index) == .object || kind(index) == .array ? firstChild(index) : next(index)
+            guard index <= target else { break }
+            if kind(index) == .key { continue }  // keys have no position
+            let entry = varint()
+            position.offset += entry >> 1
+            if entry & 1 == 0 {
+                position.column += entry >> 1
+            } else {
+                position.line += varint()
+                position.column = varint()
+            }
+        }
+        return position
+    }
 
     @inline(__always)
     private func small(_ index: Int) -> UInt8 { bytes[index] >> 3 }

@@ -102,6 +102,53 @@ final class DecodingSession {
         return try decoder.decodeCurrent(T.self)
     }
 
+    /// The coding key name of the JSON key at `index`, under the key strategy.
+    func codingKeyName(forKeyAt index: Int, in view: TapeView, codingPath: @autoclosure () -> [any CodingKey]) -> String {
+        let jsonKey = view.string(index)
+        switch options.keyDecodingStrategy {
+        case .useDefaultKeys: return jsonKey
+        case .convertFromSnakeCase: return Self.camelCase(fromSnakeCase: jsonKey)
+        case .custom(let body): return body(codingPath() + [RecordCodingKey(stringValue: jsonKey)]).stringValue
+        }
+    }
+
+    /// Whether the JSON key at `index` maps to the coding key `wanted` under the key strategy.
+    func key(at index: Int, in view: TapeView, matches wanted: String, codingPath: @autoclosure () -> [any CodingKey]) -> Bool {
+        switch options.keyDecodingStrategy {
+        case .useDefaultKeys: return view.keyEquals(index, wanted)
+        case .convertFromSnakeCase: return snakeCaseKeys.matches(view.text(index), wanted)
+        case .custom: return codingKeyName(forKeyAt: index, in: view, codingPath: codingPath()) == wanted
+        }
+    }
+
+    /// The value a coding path leads to from the record at `start`, as far as it leads: the
+    /// failing value of a `DecodingError` (or, for a missing key, its object).
+    func index(of codingPath: [any CodingKey], in view: TapeView, from start: Int) -> Int {
+        var index = start
+        for (depth, codingKey) in codingPath.enumerated() {
+            var found: Int?
+            switch view.kind(index) {
+            case .object:
+                var child = view.firstChild(index)
+                let end = view.end(index)
+                while child < end, found == nil {
+                    let value = view.next(child)
+                    if key(at: child, in: view, matches: codingKey.stringValue, codingPath: Array(codingPath[..<depth])) { found = value }
+                    child = view.next(value)
+                }
+            case .array:
+                guard let position = codingKey.intValue, position >= 0, position < view.count(index) else { break }
+                var child = view.firstChild(index)
+                for _ in 0..<position { child = view.next(child) }
+                found = child
+            default: break
+            }
+            guard let found else { return index }
+            index = found
+        }
+        return index
+    }
+
     /// `JSONDecoder`'s rule, exactly: between the leading and trailing underscores (kept), split
     /// on `_`; with more than one word, the first is lowercased and the others `capitalized`.
     static func camelCase(fromSnakeCase key: String) -> String {
@@ -615,12 +662,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var allKeys: [Key] { keyIndices.compactMap { Key(stringValue: codingKeyName(forKeyAt: $0)) } }
 
     private func codingKeyName(forKeyAt index: Int) -> String {
-        let jsonKey = view.string(index)
-        switch session.options.keyDecodingStrategy {
-        case .useDefaultKeys: return jsonKey
-        case .convertFromSnakeCase: return DecodingSession.camelCase(fromSnakeCase: jsonKey)
-        case .custom(let body): return body(codingPath + [RecordCodingKey(stringValue: jsonKey)]).stringValue
-        }
+        session.codingKeyName(forKeyAt: index, in: view, codingPath: codingPath)
     }
 
     /// The value entry of the first member whose key maps to `key`.
@@ -652,11 +694,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Whether the key entry at `index` maps to `wanted`.
     @inline(__always)
     private func matches(_ index: Int, _ wanted: String) -> Bool {
-        if usesDefaultKeys { return view.keyEquals(index, wanted) }
-        if case .convertFromSnakeCase = session.options.keyDecodingStrategy {
-            return session.snakeCaseKeys.matches(view.text(index), wanted)
-        }
-        return codingKeyName(forKeyAt: index) == wanted
+        usesDefaultKeys ? view.keyEquals(index, wanted) : session.key(at: index, in: view, matches: wanted, codingPath: codingPath)
     }
 
     private func childNode(_ key: Key) -> CodingPathNode { .key(key.stringValue, parent: node) }
