@@ -7,6 +7,7 @@
 #   yajl-tools   - json_reformat / json_verify, used by tests and benchmarks as references
 #   time         - /usr/bin/time, for the demo's peak-memory figure
 #   python3      - the loopback test server
+#   openssl      - a self-signed certificate for the HTTPS test
 #   valgrind     - leak checks of the tool (`make hardening`)
 # It also warns when the installed libyajl lacks the fixes for CVE-2022-24795 and CVE-2023-33460
 # (see Docs/Security.md).
@@ -18,6 +19,7 @@ for p in libyajl-dev libcurl4-openssl-dev pkg-config yajl-tools time valgrind; d
   have_pkg "$p" || need+=("$p")
 done
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 
 # libyajl's version, against the first Debian revision with both CVE fixes. Only dpkg knows the
 # revision (yajl_version() says 2.1.0 with or without them), so the check needs a Debian system.

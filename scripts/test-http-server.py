@@ -6,13 +6,32 @@ Accept-Ranges and single byte ranges (`Range: bytes=N-`, honouring If-Range), an
 
   --drop-after N --drops K   cut the connection after N body bytes, on the first K body responses
   --no-ranges                ignore Range headers and never send Accept-Ranges
-  --change-after K           after K body responses, serve a changed resource (new ETag, one byte changed)
+  --change-after K           after K body responses, serve a changed resource (new ETag and
+                             Last-Modified, one byte changed)
+  --no-etag                  send Last-Modified only
+  --no-validators            send neither ETag nor Last-Modified
+  --etag-then-none           send the ETag on the first response only
+  --weak-etag                send a weak ETag (W/"...")
+  --ignore-if-range          answer a Range with 206 even when If-Range does not match
+  --drop-before-body K       send the headers, then cut the connection, on the first K body responses
   --throttle BYTES           send at most BYTES bytes per second
+  --stall-after N            send N body bytes, then nothing for 600 s
+  --status CODE              answer every request with CODE and an empty body
+  --status-after-drop CODE --status-count K --retry-after S
+                             after the first drop, answer K requests with CODE (Retry-After: S)
+  --refuse-after-drop S      after the first drop, refuse connections for S seconds
+  --redirect-loop            /doc.json redirects to /loop/1, /loop/N to /loop/N+1, forever
+  --redirect-to URL          /doc.json redirects (302) to URL; /final.json serves the document
+  --redirect-scheme URL      /doc.json redirects to URL whatever its scheme (file://, ftp://)
+  --gzip                     compress the body (Content-Encoding: gzip) whatever was asked
+  --huge-header N            add a header of N bytes
+  --tls CERT KEY             serve HTTPS with this PEM certificate and key
 
 Prints "PORT <n>" once listening on 127.0.0.1 (port 0 picks a free one), logs every request as
-one line to --log, and exits by itself after --idle seconds without a request (default 120).
+one line to --log (method, path, Range, If-Range, X-Api-Key, Accept-Encoding), and exits by itself
+after --idle seconds without a request and without a transfer in progress (default 120).
 """
-import argparse, http.server, os, signal, socketserver, sys, threading, time
+import argparse, gzip, http.server, os, signal, socket, socketserver, ssl, sys, threading, time
 
 def main():
     # A parent may start us with SIGTERM ignored or blocked (both survive exec; Dispatch worker
@@ -26,15 +45,35 @@ def main():
     parser.add_argument("--drops", type=int, default=0)
     parser.add_argument("--no-ranges", action="store_true")
     parser.add_argument("--change-after", type=int, default=-1)
+    parser.add_argument("--no-etag", action="store_true")
+    parser.add_argument("--no-validators", action="store_true")
+    parser.add_argument("--etag-then-none", action="store_true")
+    parser.add_argument("--weak-etag", action="store_true")
+    parser.add_argument("--ignore-if-range", action="store_true")
+    parser.add_argument("--drop-before-body", type=int, default=0)
     parser.add_argument("--throttle", type=int, default=0)
+    parser.add_argument("--stall-after", type=int, default=-1)
+    parser.add_argument("--status", type=int, default=0)
+    parser.add_argument("--status-after-drop", type=int, default=0)
+    parser.add_argument("--status-count", type=int, default=1)
+    parser.add_argument("--retry-after", default=None)
+    parser.add_argument("--refuse-after-drop", type=float, default=0)
+    parser.add_argument("--redirect-loop", action="store_true")
+    parser.add_argument("--redirect-to", default=None)
+    parser.add_argument("--redirect-scheme", default=None)
+    parser.add_argument("--gzip", action="store_true")
+    parser.add_argument("--huge-header", type=int, default=0)
+    parser.add_argument("--tls", nargs=2, default=None)
     parser.add_argument("--log", default=None)
     parser.add_argument("--idle", type=float, default=120)
     args = parser.parse_args()
 
-    size = os.path.getsize(args.file)
-    state = {"bodies": 0, "last": time.time()}
+    with open(args.file, "rb") as f:
+        original = f.read()
+    state = {"bodies": 0, "last": time.time(), "active": 0, "dropped": False, "statuses": 0}
     lock = threading.Lock()
     log = open(args.log, "a", buffering=1) if args.log else sys.stderr
+    servers = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -42,87 +81,161 @@ def main():
         def log_message(self, *a):
             pass
 
+        def simple(self, code, body=b"", headers=()):
+            self.send_response(code)
+            for name, value in headers:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
         def do_GET(self):
             with lock:
                 state["last"] = time.time()
+                state["active"] += 1
+            try:
+                self.serve()
+            finally:
+                with lock:
+                    state["active"] -= 1
+                    state["last"] = time.time()
+
+        def serve(self):
+            with lock:
                 number = state["bodies"]
-            log.write("GET %s Range=%s If-Range=%s\n" % (self.path, self.headers.get("Range", "-"), self.headers.get("If-Range", "-")))
-            if self.path != "/doc.json":
-                body = b'{"error": "not found"}'
-                self.send_response(404)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-                return
+            h = self.headers
+            log.write("GET %s Range=%s If-Range=%s X-Api-Key=%s Accept-Encoding=%s\n" % (
+                self.path, h.get("Range", "-"), (h.get("If-Range") or "-").replace(" ", "_"),
+                h.get("X-Api-Key", "-"), h.get("Accept-Encoding", "-")))
+            if args.status:
+                return self.simple(args.status)
+            if args.redirect_loop and (self.path == "/doc.json" or self.path.startswith("/loop/")):
+                n = int(self.path.split("/")[-1]) + 1 if self.path.startswith("/loop/") else 1
+                return self.simple(302, headers=[("Location", "/loop/%d" % n)])
+            if args.redirect_to and self.path == "/doc.json":
+                return self.simple(302, headers=[("Location", args.redirect_to)])
+            if args.redirect_scheme and self.path == "/doc.json":
+                return self.simple(302, headers=[("Location", args.redirect_scheme)])
+            if self.path not in ("/doc.json", "/final.json"):
+                return self.simple(404, b'{"error": "not found"}', [("Content-Type", "application/json")])
+            with lock:
+                if state["dropped"] and args.status_after_drop and state["statuses"] < args.status_count:
+                    state["statuses"] += 1
+                    extra = [("Retry-After", args.retry_after)] if args.retry_after else []
+                    return self.simple(args.status_after_drop, headers=extra)
             changed = args.change_after >= 0 and number >= args.change_after
-            etag = '"v2-%d"' % size if changed else '"v1-%d"' % size
+            data = original
+            if changed and len(data) > 11 and data[10:11] == b" ":
+                data = data[:10] + b"\n" + data[11:]
+            etag = '"v2-%d"' % len(data) if changed else '"v1-%d"' % len(data)
+            if args.weak_etag:
+                etag = "W/" + etag
+            last_modified = "Mon, 30 Nov 2026 10:00:00 GMT" if changed else "Sun, 29 Nov 2026 10:00:00 GMT"
+            send_etag = not (args.no_etag or args.no_validators or (args.etag_then_none and number > 0))
+            send_lm = not args.no_validators
             start = 0
             ranged = False
-            spec = self.headers.get("Range")
+            spec = h.get("Range")
             if spec and not args.no_ranges and spec.startswith("bytes=") and spec.endswith("-"):
-                if_range = self.headers.get("If-Range")
-                if if_range is None or if_range == etag:
+                if_range = h.get("If-Range")
+                if args.ignore_if_range or if_range is None or if_range == etag or if_range == last_modified:
                     start = int(spec[len("bytes="):-1])
                     ranged = True
+            body = data[start:]
+            if args.gzip:
+                body = gzip.compress(body, compresslevel=1)
             if ranged:
                 self.send_response(206)
-                self.send_header("Content-Range", "bytes %d-%d/%d" % (start, size - 1, size))
+                self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
             else:
                 self.send_response(200)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(size - start))
-            self.send_header("ETag", etag)
-            self.send_header("Last-Modified", "Sun, 29 Nov 2026 10:00:00 GMT")
+            self.send_header("Content-Length", str(len(body)))
+            if args.gzip:
+                self.send_header("Content-Encoding", "gzip")
+            if send_etag:
+                self.send_header("ETag", etag)
+            if send_lm:
+                self.send_header("Last-Modified", last_modified)
+            if args.huge_header:
+                self.send_header("X-Huge", "x" * args.huge_header)
             if not args.no_ranges:
                 self.send_header("Accept-Ranges", "bytes")
             self.end_headers()
             with lock:
                 state["bodies"] += 1
+            if number < args.drop_before_body:
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
             drop = number < args.drops and args.drop_after > 0
             limit = args.drop_after if drop else None
             sent = 0
-            with open(args.file, "rb") as f:
-                f.seek(start)
-                began = time.time()
-                while True:
-                    chunk = f.read(65536)
-                    if not chunk:
-                        break
-                    if changed and start == 0 and sent == 0 and len(chunk) > 10:
-                        chunk = chunk[:10] + b" " + chunk[11:] if chunk[10:11] == b" " else chunk
-                    if limit is not None and sent + len(chunk) > limit:
-                        chunk = chunk[: limit - sent]
-                    try:
-                        self.wfile.write(chunk)
-                    except (BrokenPipeError, ConnectionResetError):
-                        return
-                    sent += len(chunk)
-                    if limit is not None and sent >= limit:
-                        self.wfile.flush()
-                        self.close_connection = True
-                        self.connection.shutdown(2)
-                        return
-                    if args.throttle:
-                        expected = sent / args.throttle
-                        elapsed = time.time() - began
-                        if expected > elapsed:
-                            time.sleep(expected - elapsed)
+            began = time.time()
+            step = min(65536, args.throttle) if args.throttle else 65536
+            while sent < len(body):
+                chunk = body[sent:sent + step]
+                if limit is not None and sent + len(chunk) > limit:
+                    chunk = chunk[: limit - sent]
+                if args.stall_after >= 0 and sent + len(chunk) > args.stall_after:
+                    chunk = chunk[: max(0, args.stall_after - sent)]
+                try:
+                    self.wfile.write(chunk)
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    return
+                sent += len(chunk)
+                if args.stall_after >= 0 and sent >= args.stall_after:
+                    time.sleep(600)
+                    return
+                if limit is not None and sent >= limit:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    with lock:
+                        state["dropped"] = True
+                    if args.refuse_after_drop:
+                        threading.Thread(target=refuse, args=(args.refuse_after_drop,), daemon=True).start()
+                    return
+                if args.throttle:
+                    expected = sent / args.throttle
+                    elapsed = time.time() - began
+                    if expected > elapsed:
+                        time.sleep(expected - elapsed)
 
     class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
         daemon_threads = True
         allow_reuse_address = True
 
-    server = Server(("127.0.0.1", args.port), Handler)
-    print("PORT %d" % server.server_address[1], flush=True)
+    def serve(port):
+        server = Server(("127.0.0.1", port), Handler)
+        if args.tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(args.tls[0], args.tls[1])
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+        servers.append(server)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return server
 
-    def watchdog():
-        while True:
-            time.sleep(1)
-            if time.time() - state["last"] > args.idle:
-                os._exit(0)
-    threading.Thread(target=watchdog, daemon=True).start()
-    server.serve_forever()
+    def refuse(seconds):
+        # Close the listening socket (connections are refused), then listen again on the same port.
+        server = servers[-1]
+        port = server.server_address[1]
+        server.shutdown()
+        server.server_close()
+        time.sleep(seconds)
+        with lock:
+            state["last"] = time.time()
+        serve(port)
+
+    first = serve(args.port)
+    print("PORT %d" % first.server_address[1], flush=True)
+    while True:
+        time.sleep(1)
+        with lock:
+            idle = state["active"] == 0 and time.time() - state["last"] > args.idle
+        if idle:
+            os._exit(0)
 
 if __name__ == "__main__":
     main()

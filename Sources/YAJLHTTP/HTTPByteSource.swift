@@ -1,96 +1,43 @@
+import Dispatch
 import Foundation
 import Synchronization
 import YAJL
 private import CCurl
-
-/// Settings for reading JSON over HTTP(S).
-public struct HTTPOptions: Sendable {
-    /// Extra request headers (e.g. `Authorization`).
-    public var headers: [String: String] = [:]
-    /// Seconds to wait to connect, and the longest time without receiving a byte. Default 30.
-    public var timeout: TimeInterval = 30
-    /// How many times a dropped transfer is resumed before giving up. Default 5.
-    public var maxRetries = 5
-    /// The wait before the first retry, doubled for each further one (up to ``maxBackoff``). Default 0.25 s.
-    public var backoff: TimeInterval = 0.25
-    /// The longest wait between retries. Default 8 s.
-    public var maxBackoff: TimeInterval = 8
-    /// Called after each read with the bytes received so far, the expected total and the resumes.
-    public var onProgress: (@Sendable (HTTPProgress) -> Void)?
-
-    public init(headers: [String: String] = [:], timeout: TimeInterval = 30, maxRetries: Int = 5, backoff: TimeInterval = 0.25) {
-        self.headers = headers
-        self.timeout = timeout
-        self.maxRetries = maxRetries
-        self.backoff = backoff
-    }
-}
-
-/// How far a download is.
-public struct HTTPProgress: Sendable, Hashable {
-    /// Body bytes handed to the parser.
-    public let receivedBytes: Int
-    /// The body's length (`Content-Length`), when the server said.
-    public let expectedBytes: Int?
-    /// How many times the transfer was resumed after a dropped connection.
-    public let resumes: Int
-}
-
-/// A failed download: an HTTP status, a transport failure, or a transfer that could not be resumed.
-/// Always names the URL and the body byte offset reached.
-public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
-        /// The server answered with a 4xx or 5xx status (its body is never parsed).
-        case status(Int)
-        /// The connection failed: refused, timed out, TLS, DNS (curl's message and code).
-        case transport(code: Int)
-        /// The transfer broke and could not be resumed (no ranges, changed resource, retries exhausted).
-        case cannotResume
-    }
-
-    public let kind: Kind
-    public let url: String
-    /// Body bytes received and handed to the parser before the failure.
-    public let byteOffset: Int
-    /// Why, in words.
-    public let reason: String
-
-    public var description: String {
-        switch kind {
-        case .status(let status): return "HTTP \(status) from \(url): \(reason)"
-        case .transport(let code): return "cannot download \(url) at byte \(byteOffset): \(reason) (curl error \(code))"
-        case .cannotResume: return "cannot resume \(url) at byte \(byteOffset): \(reason)"
-        }
-    }
-}
 
 /// Reads an `http://` or `https://` URL with libcurl, in the pull style of every byte source.
 ///
 /// **Back-pressure.** curl runs only inside ``read(into:)``, and only until the caller's buffer has
 /// bytes; what arrives beyond it waits in a spill of at most 1 MiB, and past that the write callback
 /// pauses the transfer (`CURL_WRITEFUNC_PAUSE`) and curl keeps the data. So memory is bounded
-/// whatever the network's speed. (`URLSession` on Linux either buffers without limit or, suspended
-/// from its delegate, delivered duplicated bytes; see Docs/Architecture.md.)
+/// whatever the network's speed.
 ///
-/// **Resume.** When the connection drops mid-body, and the first response allowed ranges
-/// (`Accept-Ranges: bytes`) and gave a validator (ETag, else Last-Modified), the source reconnects
-/// with `Range: bytes=N-` and `If-Range`, where N is exactly the number of bytes it has handed out;
-/// the parser just goes on. A 200 instead of a 206, a different ETag or a wrong `Content-Range` means
-/// the resource changed, and the source fails rather than splice. Retries are bounded, with
-/// exponential backoff.
+/// **Resume, never splice.** When the connection drops mid-body, the source reconnects with
+/// `Range: bytes=N-` (N is exactly the number of bytes handed out) and `If-Range` with the first
+/// response's strong ETag, else its Last-Modified; the `206` must carry the same validator, or the
+/// transfer fails with ``HTTPError/Kind/cannotResume`` naming the offset. A first response with no
+/// validator is not resumed unless ``HTTPOptions/resumesWithoutValidator`` says so. A drop before
+/// the first body byte, a refused reconnect, a 503 or 429 (after `Retry-After`) are retried with
+/// exponential backoff, within ``HTTPOptions/maxRetries`` and the ``HTTPOptions/deadline``.
 ///
-/// Durations are clamped to 0…1,000,000 s (NaN counts as 0), so no value of an option can trap.
+/// **Bounded waits.** Each attempt has ``HTTPOptions/timeout`` to connect and fails after that
+/// long below ``HTTPOptions/lowSpeedLimit``; the deadline bounds everything; redirects are
+/// followed here (at most ``HTTPOptions/maxRedirects``, http and https only), so custom headers
+/// stay with their origin. Durations are clamped, so no value of an option can trap.
 ///
-/// Not `Sendable`; reads happen on the calling thread. As an ``AsyncJSONByteSource`` it honours task
+/// Not `Sendable`; blocking reads happen on the calling thread. As an ``AsyncJSONByteSource`` it
+/// runs each read on a thread of its own (never a cooperative thread) and honours task
 /// cancellation within a tenth of a second.
 public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
     /// The URL being read.
     public let url: URL
+    /// The options of the transfer.
     public let options: HTTPOptions
 
     private var multi: UnsafeMutableRawPointer?
     private var easy: UnsafeMutableRawPointer?
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    /// curl's detailed message of the last failure (`CURLOPT_ERRORBUFFER`).
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     // Reading.
     private var target: UnsafeMutableRawBufferPointer?
@@ -102,22 +49,28 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
     private var finished = false
     private var failure: HTTPError?
     private let cancellation = CancellationFlag()
+    /// Where the current request goes (the URL, or a redirect's target).
+    private var currentURL: URL
+    private var redirects = 0
+    /// When the transfer began (for the deadline).
+    private var started: ContinuousClock.Instant?
 
     // The current response.
-    private var status = 0
-    private var responseLength: Int?
-    private var responseETag: String?
-    private var responseLastModified: String?
-    private var responseAcceptsRanges = false
-    private var contentRangeStart: Int?
+    private var head = HTTPResponseHead()
     private var headersChecked = false
+    /// Its body is not the document (a redirect's or a retried status's): dropped.
+    private var discardingBody = false
+    /// Some response has been received (so a refused connection is a reconnect, worth retrying).
+    private var everConnected = false
 
     // What the first response promised.
     private var totalLength: Int?
-    private var validator: String?
-    private var etag: String?
+    private var validator: ResumeValidator?
     private var acceptsRanges = false
+    private var compressed = false
     private var resumes = 0
+
+    private let queue = DispatchQueue(label: "swift-yajl.http")
 
     private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
@@ -125,11 +78,14 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
     public init(url: URL, options: HTTPOptions = HTTPOptions()) {
         self.url = url
         self.options = options
+        currentURL = url
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     }
 
     deinit {
         closeTransfer()
         if let multi { curl_multi_cleanup(multi) }  // also when dropped before the end (early stop)
+        errorBuffer.deallocate()
     }
 
     /// Whether `text` names an HTTP(S) resource.
@@ -139,12 +95,31 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
 
     // MARK: Reading
 
+    /// Reads the next body bytes into `buffer`, blocking; 0 at the end of the body.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         do {
             return try readOnce(into: buffer)
         } catch {
             closeTransfer()
             throw error
+        }
+    }
+
+    /// Reads on this source's own thread, suspending the task meanwhile; cancelling the task
+    /// ends the transfer within a tenth of a second with `CancellationError`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
+        try Task.checkCancellation()
+        let flag = cancellation
+        let call = UnsafeTransfer((self, buffer))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
+                queue.async {
+                    let (source, buffer) = call.value
+                    continuation.resume(with: Result { try source.read(into: buffer) })
+                }
+            }
+        } onCancel: {
+            flag.set()
         }
     }
 
@@ -159,11 +134,20 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
             return handOut(n)
         }
         if finished { return 0 }
+        if started == nil {
+            do {
+                try options.validate()
+            } catch let error as HTTPError {
+                throw fail(error.kind, error.reason)
+            }
+            started = .now
+        }
         target = buffer
         targetFilled = 0
         defer { target = nil }
         while targetFilled == 0 {
             if cancellation.isSet { throw CancellationError() }
+            if remainingTime() == 0 { throw fail(.deadlineExceeded, "the whole transfer took longer than \(Self.seconds(options.deadline ?? 0))") }
             if easy == nil { try startTransfer() }
             if paused {
                 paused = false
@@ -183,20 +167,22 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
         return handOut(targetFilled)
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
-        try Task.checkCancellation()
-        let flag = cancellation
-        return try await withTaskCancellationHandler {
-            try read(into: buffer)
-        } onCancel: {
-            flag.set()
-        }
-    }
-
     private func handOut(_ count: Int) -> Int {
         delivered += count
         options.onProgress?(HTTPProgress(receivedBytes: delivered, expectedBytes: totalLength, resumes: resumes))
         return count
+    }
+
+    /// Seconds left before the deadline (`nil` without one), never negative.
+    private func remainingTime() -> TimeInterval? {
+        guard let deadline = options.deadline, let started else { return nil }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        return max(0, HTTPOptions.clamped(deadline) - seconds)
+    }
+
+    static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
     /// The result of the transfer if curl reports it finished.
@@ -208,43 +194,147 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
         return nil
     }
 
-    /// Handles the end of a transfer: `true` at the complete end of the body; `false` after
-    /// starting a resumed transfer; throws when it cannot go on.
-    private func transferEnded(_ result: CURLcode) throws -> Bool {
-        if let failure { throw failure }
-        let complete = totalLength.map { delivered + pendingBytes >= $0 } ?? true
-        if result == CURLE_OK && complete {
-            closeTransfer()
-            finished = true
-            return true
-        }
-        let reason = result == CURLE_OK ? "the connection closed before the end of the body"
-            : String(cString: curl_easy_strerror(result))
-        let retriable: Set<CURLcode> = [CURLE_OK, CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING,
-                                        CURLE_OPERATION_TIMEDOUT, CURLE_COULDNT_CONNECT]
-        guard status != 0, retriable.contains(result) else {
-            throw fail(.transport(code: Int(result.rawValue)), reason)
-        }
-        guard acceptsRanges else { throw fail(.cannotResume, "\(reason), and the server does not accept ranges") }
-        guard validator != nil else { throw fail(.cannotResume, "\(reason), and the server gave no ETag or Last-Modified to resume safely") }
-        guard resumes < options.maxRetries else { throw fail(.cannotResume, "\(reason), and \(options.maxRetries) retries are used up") }
-        resumes += 1
-        let wait = Self.clampedSeconds(min(options.maxBackoff, options.backoff * pow(2, Double(resumes - 1))))
-        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-        closeTransfer()  // bytes received but not handed out are fetched again
-        return false
-    }
-
-    private var pendingBytes: Int { spill.count - spillOffset }
-
     /// Records a failure. Safe inside curl's callbacks: the transfer is closed by ``read(into:)``
     /// once curl has returned (cleaning up a handle inside its own callback is a use after free).
     @discardableResult
-    private func fail(_ kind: HTTPError.Kind, _ reason: String) -> HTTPError {
+    func fail(_ kind: HTTPError.Kind, _ reason: String) -> HTTPError {
         let error = HTTPError(kind: kind, url: url.absoluteString, byteOffset: delivered, reason: reason)
         failure = error
         return error
     }
+
+    // MARK: The end of a transfer
+
+    /// Handles the end of a transfer: `true` at the complete end of the body; `false` after
+    /// setting up the next request (a redirect, a retry, a resume); throws when it cannot go on.
+    private func transferEnded(_ result: CURLcode) throws -> Bool {
+        if let failure { throw failure }
+        if result == CURLE_OK && head.isRedirect {
+            try follow(head.location!)
+            return false
+        }
+        let complete = totalLength.map { delivered + pendingBytes >= $0 } ?? true
+        if result == CURLE_OK && (200..<300).contains(head.status) && complete {
+            closeTransfer()
+            finished = true
+            return true
+        }
+        let cause: Cause
+        if result == CURLE_OK && head.status >= 300 {
+            let status = head.status
+            let text = HTTPError.statusText[status] ?? "status \(status)"
+            guard head.isRetriableStatus else {
+                throw fail(.status(status), status < 400 ? "\(text), not followed (no Location)" : text)
+            }
+            cause = .status(status, text, head.retryAfter)
+        } else if result == CURLE_OK || Self.droppedCodes.contains(result) {
+            cause = .dropped(result == CURLE_OK ? "the connection closed before the end of the body" : curlMessage(result))
+        } else if result == CURLE_COULDNT_CONNECT && everConnected {
+            cause = .dropped("the server refused the reconnection (\(curlMessage(result)))")
+        } else if result == CURLE_OPERATION_TIMEDOUT {
+            if remainingTime() == 0 {
+                throw fail(.deadlineExceeded, "the whole transfer took longer than \(Self.seconds(options.deadline ?? 0))")
+            }
+            cause = .timedOut(curlMessage(result))
+        } else if result == CURLE_OUT_OF_MEMORY && head.status == 0 || result == CURLE_OUT_OF_MEMORY && !headersChecked {
+            throw fail(.headersTooLarge, "a response header is longer than libcurl's limit (100 KiB)")
+        } else {
+            throw fail(.transport(code: Int(result.rawValue)), transportReason(result))
+        }
+        try retry(after: cause)
+        return false
+    }
+
+    /// Why a transfer attempt ended early, when it may be retried.
+    private enum Cause {
+        case dropped(String)
+        case timedOut(String)
+        case status(Int, String, TimeInterval?)
+    }
+
+    /// curl results that mean the connection broke.
+    private static let droppedCodes: Set<CURLcode> = [
+        CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM,
+    ]
+
+    /// Sets up the next attempt after `cause`, or throws when it cannot be retried safely.
+    private func retry(after cause: Cause) throws {
+        let reason: String
+        var wait = HTTPOptions.clamped(min(options.maxBackoff, options.backoff * pow(2, Double(resumes))))
+        switch cause {
+        case .dropped(let text), .timedOut(let text): reason = text
+        case .status(_, let text, let retryAfter):
+            reason = text
+            // Retry-After is honoured up to a minute (or maxBackoff if longer), within the deadline.
+            if let retryAfter { wait = min(max(60, HTTPOptions.clamped(options.maxBackoff)), retryAfter) }
+        }
+        if delivered > 0 {
+            // Resuming: only with ranges, and a validator that keeps a changed resource out.
+            guard acceptsRanges else { throw fail(.cannotResume, "\(reason), and the server does not accept ranges") }
+            guard !compressed else { throw fail(.cannotResume, "\(reason), and a compressed transfer cannot resume") }
+            guard validator != nil || options.resumesWithoutValidator else {
+                throw fail(.cannotResume, "\(reason), and the server gave no ETag or Last-Modified to resume safely (resumesWithoutValidator, --resume-unvalidated, to resume anyway)")
+            }
+        }
+        guard resumes < options.maxRetries else {
+            let tried = "after \(options.maxRetries) \(options.maxRetries == 1 ? "retry" : "retries")"
+            switch cause {
+            case .status(let status, let text, _): throw fail(.status(status), "\(text) \(tried)")
+            case .timedOut(let text):
+                throw fail(.timedOut, "\(text): no connection, or less than \(options.lowSpeedLimit) bytes/s for \(Self.seconds(options.attemptTimeout)) (timeout), \(tried)")
+            case .dropped: throw fail(.cannotResume, "\(reason), and \(options.maxRetries) retries are used up")
+            }
+        }
+        if let remaining = remainingTime(), wait >= remaining {
+            throw fail(.deadlineExceeded, "\(reason); the next retry would pass the deadline of \(Self.seconds(options.deadline ?? 0))")
+        }
+        resumes += 1
+        if wait > 0 { sleep(wait) }
+        closeTransfer()  // bytes received but not handed out are fetched again
+    }
+
+    /// Waits `seconds`, waking for cancellation.
+    private func sleep(_ seconds: TimeInterval) {
+        var left = seconds
+        while left > 0 && !cancellation.isSet {
+            Thread.sleep(forTimeInterval: min(0.05, left))
+            left -= 0.05
+        }
+    }
+
+    /// Follows a redirect to `location` (relative to the current URL).
+    private func follow(_ location: String) throws {
+        guard let next = URL(string: location, relativeTo: currentURL)?.absoluteURL else {
+            throw fail(.redirect, "the redirect to '\(location)' is not a URL")
+        }
+        guard let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw fail(.redirect, "a redirect to \(next.absoluteString) (only http and https are followed)")
+        }
+        redirects += 1
+        guard redirects <= options.maxRedirects else {
+            throw fail(.redirect, "more than \(options.maxRedirects) redirects (maxRedirects), the last to \(next.absoluteString)")
+        }
+        currentURL = next
+        closeTransfer()
+    }
+
+    private func curlMessage(_ result: CURLcode) -> String {
+        let detail = String(cString: errorBuffer)
+        return detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
+    }
+
+    /// A transport failure in words; TLS failures name the host.
+    private func transportReason(_ result: CURLcode) -> String {
+        let tls: Set<CURLcode> = [
+            CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+        ]
+        let message = curlMessage(result)
+        guard tls.contains(result) else { return message }
+        return "TLS with \(currentURL.host ?? "the server") failed: \(message) (a private CA: caCertificates, --cacert)"
+    }
+
+    private var pendingBytes: Int { spill.count - spillOffset }
 
     // MARK: Transfers
 
@@ -255,25 +345,38 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
         }
         self.easy = easy
         self.multi = multi
-        resetResponse(status: 0)
+        head = HTTPResponseHead()
+        headersChecked = false
+        discardingBody = false
         spill.removeAll(keepingCapacity: true)
         spillOffset = 0
         paused = false
+        errorBuffer[0] = 0
 
-        _ = ccurl_setopt_string(easy, CURLOPT_URL, url.absoluteString)
-        _ = ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
+        _ = ccurl_setopt_string(easy, CURLOPT_URL, currentURL.absoluteString)
+        _ = ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)  // followed here, see follow(_:)
+        _ = ccurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        // Any timeout (even .infinity, .nan or 1e300) becomes a whole number libcurl accepts: no
-        // conversion here can trap.
-        let timeout = Self.clampedSeconds(options.timeout)
+        _ = ccurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+        let timeout = options.attemptTimeout
         _ = ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(timeout * 1000))
-        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
-        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(timeout)))
+        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, min(options.lowSpeedLimit, 1 << 40)))
+        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, Int(timeout))
+        if let remaining = remainingTime() { _ = ccurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Int(remaining * 1000))) }
+        if let caCertificates = options.caCertificates { _ = ccurl_setopt_string(easy, CURLOPT_CAINFO, caCertificates) }
         _ = ccurl_setopt_string(easy, CURLOPT_USERAGENT, "swift-yajl")
-        var headers = options.headers.map { "\($0.key): \($0.value)" }
+        var headers: [String] = []
+        if options.sendsHeadersAcrossOrigins || HTTPOrigin(currentURL) == HTTPOrigin(url) {
+            headers = options.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        }
+        if options.acceptsCompression {
+            _ = ccurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")  // what curl can decode
+        } else {
+            headers.append("Accept-Encoding: identity")
+        }
         if delivered > 0 {
             headers.append("Range: bytes=\(delivered)-")
-            if let validator { headers.append("If-Range: \(validator)") }
+            if let validator { headers.append("If-Range: \(validator.ifRange)") }
         }
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers { list = curl_slist_append(list, header) }
@@ -325,6 +428,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
         if failure != nil { return 0 }
         if !headersChecked { checkHeaders() }
         if failure != nil { return 0 }
+        if discardingBody { return bytes.count }
         let room = target.map { $0.count - targetFilled } ?? 0
         if let target, bytes.count <= room {
             (target.baseAddress! + targetFilled).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
@@ -345,72 +449,48 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
 
     /// One header line (or a status line, or the blank line that ends the headers).
     private func header(_ line: UnsafeRawBufferPointer) -> Int {
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("HTTP/") {
-            // A new response (after a redirect or a 100 Continue): start over.
-            resetResponse(status: Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0)
-        } else if let colon = text.firstIndex(of: ":") {
-            let name = text[..<colon].lowercased()
-            let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            switch name {
-            case "content-length": responseLength = Int(value)
-            case "etag": responseETag = value
-            case "last-modified": responseLastModified = value
-            case "accept-ranges": responseAcceptsRanges = value.lowercased().contains("bytes")
-            case "content-range":
-                // bytes START-END/TOTAL
-                let spec = value.split(separator: " ").last ?? ""
-                contentRangeStart = spec.split(separator: "-").first.flatMap { Int($0) }
-                if let total = spec.split(separator: "/").last.flatMap({ Int($0) }) { totalLength = total }
-                responseAcceptsRanges = true
-            default: break
-            }
+        everConnected = true
+        head.take(line)
+        if head.headerBytes > HTTPResponseHead.maxHeaderBytes {
+            fail(.headersTooLarge, "the response headers are larger than \(HTTPResponseHead.maxHeaderBytes >> 10) KiB")
+            return 0
         }
         return line.count
-    }
-
-    /// Forgets what the previous response said.
-    private func resetResponse(status: Int) {
-        self.status = status
-        responseLength = nil
-        responseETag = nil
-        responseLastModified = nil
-        responseAcceptsRanges = false
-        contentRangeStart = nil
-        headersChecked = false
     }
 
     /// Before the first body byte of a response: is it the body we want?
     private func checkHeaders() {
         headersChecked = true
-        if status >= 400 {
-            fail(.status(status), Self.statusText[status] ?? "status \(status)")
+        if head.isRedirect || head.isRetriableStatus {
+            discardingBody = true  // followed or retried when the transfer ends
             return
         }
-        if delivered == 0 && resumes == 0 {
-            // The first response defines the resource.
-            totalLength = responseLength
-            etag = responseETag
-            validator = responseETag ?? responseLastModified
-            acceptsRanges = responseAcceptsRanges
+        if head.status >= 300 {
+            fail(.status(head.status), HTTPError.statusText[head.status] ?? "status \(head.status)")
             return
         }
-        if status == 200 {
+        if let encoding = head.contentEncoding, !options.acceptsCompression {
+            fail(.contentEncoding(encoding), "the request asked for Accept-Encoding: identity (acceptsCompression to decode it)")
+            return
+        }
+        if delivered == 0 {
+            // Nothing handed out yet: this response defines the resource.
+            compressed = head.contentEncoding != nil
+            totalLength = compressed ? nil : head.contentLength
+            validator = ResumeValidator(head)
+            acceptsRanges = head.acceptsRanges
+            return
+        }
+        if head.status == 200 {
             fail(.cannotResume, "the resource changed (200 instead of 206 to a ranged request with If-Range)")
-        } else if status != 206 || contentRangeStart != delivered {
-            fail(.cannotResume, "the server answered \(status) with a range starting at \(contentRangeStart.map(String.init) ?? "none"), not at \(delivered)")
-        } else if let etag, let responseETag, etag != responseETag {
-            fail(.cannotResume, "the resource changed (ETag \(responseETag), was \(etag))")
+        } else if head.status != 206 || head.contentRangeStart != delivered {
+            fail(.cannotResume, "the server answered \(head.status) with a range starting at \(head.contentRangeStart.map(String.init) ?? "none"), not at \(delivered)")
+        } else if head.contentEncoding != nil {
+            fail(.cannotResume, "the resumed response is \(head.contentEncoding!)-compressed")
+        } else if let validator, let mismatch = validator.mismatch(in: head) {
+            fail(.cannotResume, mismatch)
         }
     }
-}
-
-extension HTTPByteSource {
-    static let statusText: [Int: String] = [
-        400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-        408: "Request Timeout", 410: "Gone", 416: "Range Not Satisfiable", 429: "Too Many Requests",
-        500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
-    ]
 }
 
 /// Set from a task's cancellation handler, read by the blocking read loop.
@@ -418,6 +498,12 @@ final class CancellationFlag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .relaxed) }
     func set() { value.store(true, ordering: .relaxed) }
+}
+
+/// Hands a value to the source's own thread: the caller awaits until that thread is done with it.
+struct UnsafeTransfer<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 @available(*, unavailable, message: "an HTTPByteSource reads from one thread at a time")
@@ -439,8 +525,5 @@ extension AsyncJSONByteSource where Self == HTTPByteSource {
 
 extension HTTPByteSource {
     /// `seconds` within 0…1,000,000 (NaN is 0): safe to convert to whole milliseconds.
-    static func clampedSeconds(_ seconds: TimeInterval) -> TimeInterval {
-        guard !seconds.isNaN else { return 0 }
-        return min(max(seconds, 0), 1_000_000)
-    }
+    static func clampedSeconds(_ seconds: TimeInterval) -> TimeInterval { HTTPOptions.clamped(seconds) }
 }

@@ -1,8 +1,12 @@
+import Foundation
 import YAJL
+import YAJLHTTP
 
 /// Settings gathered from the command line, shared by every command.
 struct ToolSettings {
     var parser = JSONParser.Options()
+    /// For an `http(s)://` input.
+    var http = HTTPOptions()
     var inputs: [String] = []
     /// Command-specific values by option name (e.g. "kind", "size").
     var values: [String: String] = [:]
@@ -35,8 +39,55 @@ struct OptionSpec: Sendable {
     }
 }
 
+/// The parser and HTTP options every reading command shares.
+let parserOptionSpecs: [OptionSpec] = parserOnlyOptionSpecs + httpOptionSpecs
+
+/// The options of an `http(s)://` input.
+let httpOptionSpecs: [OptionSpec] = [
+    OptionSpec(name: "--header", valueName: "'NAME: VALUE'", help: "HTTP request header (repeatable; sent to its URL's host only)") { settings, text in
+        guard let colon = text.firstIndex(of: ":") else {
+            throw UsageError(description: "--header expects 'Name: value', not '\(text)'")
+        }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        do {
+            try HTTPOptions(headers: [name: value]).validate()
+        } catch let error as HTTPError {
+            throw UsageError(description: "--header: \(error.reason)")
+        }
+        settings.http.headers[name] = value
+    },
+    OptionSpec(name: "--timeout", valueName: "S", help: "seconds to connect, and to stay below 1 KiB/s, per attempt (default 30)") { settings, text in
+        settings.http.timeout = try parseSeconds(text, option: "--timeout")
+    },
+    OptionSpec(name: "--deadline", valueName: "S", help: "seconds for the whole download, retries included (default none)") { settings, text in
+        settings.http.deadline = try parseSeconds(text, option: "--deadline")
+    },
+    OptionSpec(name: "--retries", valueName: "N", help: "retries after a drop, a refused reconnect, a 503 or 429 (default 5)") { settings, text in
+        guard let retries = Int(text), (0...1000).contains(retries) else {
+            throw UsageError(description: "--retries expects a count from 0 to 1000, not '\(text)'")
+        }
+        settings.http.maxRetries = retries
+    },
+    OptionSpec(name: "--cacert", valueName: "FILE", help: "PEM file of CA certificates to trust (a private CA)") { settings, text in
+        guard FileManager.default.isReadableFile(atPath: text) else { throw UsageError(description: "--cacert: cannot read \(text)") }
+        settings.http.caCertificates = text
+    },
+    .flag("--resume-unvalidated", "resume a dropped download even without ETag or Last-Modified") {
+        $0.http.resumesWithoutValidator = true
+    },
+]
+
+/// Seconds: a positive number up to 1,000,000.
+func parseSeconds(_ text: String, option: String) throws -> TimeInterval {
+    guard let seconds = Double(text), seconds > 0, seconds <= 1_000_000 else {
+        throw UsageError(description: "\(option) expects seconds, a number from 0 (exclusive) to 1000000, not '\(text)'")
+    }
+    return seconds
+}
+
 /// The parser options every reading command shares.
-let parserOptionSpecs: [OptionSpec] = [
+let parserOnlyOptionSpecs: [OptionSpec] = [
     .size("--chunk-size", "bytes per read (default 64K; suffixes K, M, G)") { $0.parser.chunkSize = $1 },
     .flag("--allow-comments", "accept /* */ and // comments") { $0.parser.allowComments = true },
     .flag("--allow-trailing-garbage", "ignore anything after the first value") { $0.parser.allowTrailingGarbage = true },

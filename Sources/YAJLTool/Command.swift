@@ -36,12 +36,12 @@ enum ExitStatus {
 }
 
 /// The input named on the command line: a file, an `http(s)://` URL, or standard input for `-` or nothing.
-func inputSource(_ settings: ToolSettings, http: HTTPOptions = HTTPOptions()) -> (name: String, source: any JSONByteSource) {
+func inputSource(_ settings: ToolSettings, http: HTTPOptions? = nil) -> (name: String, source: any JSONByteSource) {
     guard let path = settings.inputs.first, path != "-" else {
         return ("stdin", FileHandleByteSource(.standardInput, name: "stdin"))
     }
     if HTTPByteSource.isHTTPURL(path), let url = URL(string: path) {
-        return (path, HTTPByteSource(url: url, options: http))
+        return (path, HTTPByteSource(url: url, options: http ?? settings.http))
     }
     return (path, FileByteSource(path: path))
 }

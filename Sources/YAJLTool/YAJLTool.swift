@@ -64,10 +64,9 @@ struct YAJLTool {
             standardError.write("yajl: \(error.description)\n")
             return ExitStatus.usage
         } catch let error as HTTPError {
-            // A transfer that cannot be resumed ends the run like invalid input; other HTTP
-            // failures (a status, a refused connection) are I/O errors, like a missing file.
+            // Every network failure is an I/O error, like a missing file: the URL, the byte
+            // offset reached and the reason.
             standardError.write("yajl: error: \(error.description)\n")
-            if case .cannotResume = error.kind { return ExitStatus.invalidInput }
             return ExitStatus.usage
         } catch let error as JSONWriterError {
             standardError.write("yajl: error: \(error.description)\n")

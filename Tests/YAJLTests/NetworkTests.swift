@@ -17,7 +17,10 @@ final class TestHTTPServer {
         return nil
     }()
 
+    let scheme: String
+
     init(serving file: String, _ arguments: [String] = []) throws {
+        scheme = arguments.contains("--tls") ? "https" : "http"
         log = TemporaryFile("server.log")
         process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(Self.python))
@@ -35,7 +38,7 @@ final class TestHTTPServer {
         port = try #require(Int(text.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""), "server said \(text)")
     }
 
-    var url: URL { URL(string: "http://127.0.0.1:\(port)/doc.json")! }
+    var url: URL { URL(string: "\(scheme)://127.0.0.1:\(port)/doc.json")! }
 
     /// The Range headers the server received, in order.
     var ranges: [String] {

@@ -29,7 +29,7 @@ let extractCommand = Command(
     var options = JSONRecordOptions(parser: settings.parser)
     options.limit = settings.values["--limit"].flatMap { Int($0) }
     let download = DownloadState()
-    var http = HTTPOptions()
+    var http = settings.http
     http.onProgress = { download.update($0) }
     let (name, source) = inputSource(input, http: http)
     let reader: JSONRecordReader<JSONFragment>

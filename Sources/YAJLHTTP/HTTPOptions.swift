@@ -1,0 +1,110 @@
+import Foundation
+
+/// Settings for reading JSON over HTTP(S). Every wait is bounded: a per-attempt ``timeout`` (to
+/// connect, and for any window of that length below ``lowSpeedLimit``), an optional ``deadline``
+/// for the whole transfer, bounded retries and redirects.
+public struct HTTPOptions: Sendable {
+    /// Extra request headers (e.g. `X-Api-Key`). Sent only to the origin (scheme, host, port) of
+    /// the URL they were given for, unless ``sendsHeadersAcrossOrigins`` is set. A name or value
+    /// with a CR, LF or NUL (or a name that is not an HTTP token) is refused.
+    public var headers: [String: String] = [:]
+    /// Seconds per attempt: to connect, and the longest window with less than ``lowSpeedLimit``
+    /// bytes per second received. Default 30. Clamped to 1…1,000,000 (NaN is the default), so
+    /// no value traps or waits for ever.
+    public var timeout: TimeInterval = 30
+    /// Bytes per second below which, for ``timeout`` seconds, an attempt has stalled. Default 1 KiB.
+    public var lowSpeedLimit = 1024
+    /// Seconds for the whole transfer, retries and waits included; `nil` (the default) for none.
+    /// Must be positive (NaN and negative values are refused); clamped to 1,000,000.
+    public var deadline: TimeInterval?
+    /// How many times a failed transfer is retried (a dropped connection, a refused reconnect, a
+    /// 503 or 429). Default 5.
+    public var maxRetries = 5
+    /// The wait before the first retry, doubled for each further one (up to ``maxBackoff``). Default 0.25 s.
+    public var backoff: TimeInterval = 0.25
+    /// The longest wait between retries. Default 8 s. (A `Retry-After` is honoured up to a
+    /// minute, or this if longer, and never past the ``deadline``.)
+    public var maxBackoff: TimeInterval = 8
+    /// The most redirects followed (http and https only). Default 10.
+    public var maxRedirects = 10
+    /// Send ``headers`` after a redirect to another origin too. Off by default: an API key given for
+    /// one host is not handed to another.
+    public var sendsHeadersAcrossOrigins = false
+    /// Resume a dropped transfer even when the server gave no validator (no ETag, no
+    /// Last-Modified), trusting that the resource did not change. Off by default: without a
+    /// validator a changed resource could be spliced in.
+    public var resumesWithoutValidator = false
+    /// A PEM file of CA certificates to trust (a private CA), instead of the system's. TLS
+    /// verification is always on.
+    public var caCertificates: String?
+    /// Ask for a compressed transfer (gzip, deflate, br, zstd) and decode it. A compressed transfer
+    /// cannot resume: a drop fails. Off by default (`Accept-Encoding: identity`; a server that
+    /// compresses anyway is an error naming the encoding).
+    public var acceptsCompression = false
+    /// Called after each read with the bytes received so far, the expected total and the resumes.
+    public var onProgress: (@Sendable (HTTPProgress) -> Void)?
+
+    /// Options with the given headers, timeout, retries and backoff; the rest default.
+    public init(headers: [String: String] = [:], timeout: TimeInterval = 30, maxRetries: Int = 5, backoff: TimeInterval = 0.25) {
+        self.headers = headers
+        self.timeout = timeout
+        self.maxRetries = maxRetries
+        self.backoff = backoff
+    }
+
+    /// Throws ``HTTPError/Kind/invalidOptions`` for a header that could inject others, or a count
+    /// out of range. Durations never throw: they are clamped (see ``HTTPByteSource``).
+    public func validate() throws {
+        func invalid(_ reason: String) -> HTTPError {
+            HTTPError(kind: .invalidOptions, url: "", byteOffset: 0, reason: reason)
+        }
+        for (name, value) in headers {
+            guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
+                throw invalid("header name '\(Self.printable(name))' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)")
+            }
+            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw invalid("the value of header '\(name)' contains a CR, LF or NUL (it would send other headers)")
+            }
+        }
+        guard (0...1000).contains(maxRetries) else { throw invalid("maxRetries must be 0…1000, got \(maxRetries)") }
+        guard (0...100).contains(maxRedirects) else { throw invalid("maxRedirects must be 0…100, got \(maxRedirects)") }
+        if let deadline, !(deadline > 0) {
+            throw invalid("deadline must be a positive number of seconds (or nil for none), got \(deadline)")
+        }
+        guard lowSpeedLimit >= 0 else { throw invalid("lowSpeedLimit must be at least 0, got \(lowSpeedLimit)") }
+        if let caCertificates, !FileManager.default.isReadableFile(atPath: caCertificates) {
+            throw invalid("cannot read the CA certificates file \(caCertificates)")
+        }
+    }
+
+    /// RFC 9110 `tchar`.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+
+    static func printable(_ text: String) -> String {
+        text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
+    }
+
+    /// `seconds` within 0…1,000,000 (NaN is 0): safe to convert to whole milliseconds.
+    static func clamped(_ seconds: TimeInterval) -> TimeInterval {
+        guard !seconds.isNaN else { return 0 }
+        return min(max(seconds, 0), 1_000_000)
+    }
+
+    /// The per-attempt timeout actually used: 1…1,000,000 s (NaN is the default, 30 s).
+    var attemptTimeout: TimeInterval { timeout.isNaN ? 30 : max(1, Self.clamped(timeout)) }
+}
+
+/// How far a download is.
+public struct HTTPProgress: Sendable, Hashable {
+    /// Body bytes handed to the parser.
+    public let receivedBytes: Int
+    /// The body's length (`Content-Length`), when the server said.
+    public let expectedBytes: Int?
+    /// How many times the transfer was resumed or retried.
+    public let resumes: Int
+}
