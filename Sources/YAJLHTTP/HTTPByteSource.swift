@@ -27,7 +27,7 @@ private import CCurl
 /// Not `Sendable`; blocking reads happen on the calling thread. As an ``AsyncJSONByteSource`` it
 /// runs each read on a thread of its own (never a cooperative thread) and honours task
 /// cancellation within a tenth of a second.
-public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
+public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, InterruptibleByteSource {
     /// The URL being read.
     public let url: URL
     /// The options of the transfer.
@@ -49,6 +49,9 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
     private var finished = false
     private var failure: HTTPError?
     private let cancellation = CancellationFlag()
+    /// Set by a record reader that is dropped while this source's read waits.
+    package var interruption: ReadInterruption?
+    private var isInterrupted: Bool { cancellation.isSet || interruption?.isSet == true }
     /// Where the current request goes (the URL, or a redirect's target).
     private var currentURL: URL
     private var redirects = 0
@@ -146,7 +149,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
         targetFilled = 0
         defer { target = nil }
         while targetFilled == 0 {
-            if cancellation.isSet { throw CancellationError() }
+            if isInterrupted { throw CancellationError() }
             if remainingTime() == 0 { throw fail(.deadlineExceeded, "the whole transfer took longer than \(Self.seconds(options.deadline ?? 0))") }
             if easy == nil { try startTransfer() }
             if paused {
@@ -296,7 +299,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
     /// Waits `seconds`, waking for cancellation.
     private func sleep(_ seconds: TimeInterval) {
         var left = seconds
-        while left > 0 && !cancellation.isSet {
+        while left > 0 && !isInterrupted {
             Thread.sleep(forTimeInterval: min(0.05, left))
             left -= 0.05
         }
@@ -409,7 +412,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource {
             curl_slist_free_all(requestHeaders)
             self.requestHeaders = nil
         }
-        if finished || failure != nil || cancellation.isSet, let multi {
+        if finished || failure != nil || isInterrupted, let multi {
             curl_multi_cleanup(multi)
             self.multi = nil
         }

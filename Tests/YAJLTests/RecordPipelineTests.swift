@@ -280,3 +280,67 @@ struct RecordPipelineTests {
         }
     }
 }
+
+/// Dropping a reader whose parsing thread is blocked in a read (a pipe whose writer stays open)
+/// ends the thread and releases the source within a second.
+@Suite("Dropped readers", .serialized)
+struct DroppedReaderTests {
+    static func threads() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0 }
+    static func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+
+    @Test func aReaderBlockedOnAPipeIsReleasedWhenDropped() throws {
+        try #require(FileManager.default.fileExists(atPath: "/proc/self/task"), "needs /proc")
+        let threadsBefore = Self.threads()
+        var pipes: [Pipe] = []
+        for _ in 0..<20 {
+            let pipe = Pipe()
+            pipes.append(pipe)
+            pipe.fileHandleForWriting.write(Data(#"{"results":[{"a":1},"#.utf8))
+            var options = JSONRecordOptions()
+            options.parsesConcurrently = true
+            let reader = try JSONRecordReader(JSONValue.self, at: "$.results[*]", from: .fileHandle(pipe.fileHandleForReading), options: options)
+            #expect(try reader.next()?.description == #"{"a":1}"#)
+            // The parsing thread now waits for more of the pipe; the reader is dropped here.
+        }
+        var threadsAfter = Self.threads()
+        let deadline = ContinuousClock.now + .seconds(1)
+        while threadsAfter > threadsBefore + 2 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            threadsAfter = Self.threads()
+        }
+        #expect(threadsAfter <= threadsBefore + 2, "\(threadsAfter - threadsBefore) parsing threads still blocked after 1 s")
+        for pipe in pipes {
+            try pipe.fileHandleForWriting.close()
+            try pipe.fileHandleForReading.close()
+        }
+    }
+
+    @Test func aReaderBlockedOnAFIFOClosesItWhenDropped() throws {
+        let descriptorsBefore = Self.descriptors()
+        var writers: [Int32] = []
+        var paths: [String] = []
+        defer {
+            for writer in writers { close(writer) }
+            for path in paths { unlink(path) }
+        }
+        for _ in 0..<10 {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("swift-yajl-fifo-\(UUID().uuidString)").path
+            try #require(mkfifo(path, 0o600) == 0, "mkfifo failed")
+            paths.append(path)
+            // The writer end stays open (and silent) for the whole test.
+            let writer = open(path, O_RDWR | O_CLOEXEC)
+            try #require(writer >= 0)
+            writers.append(writer)
+            let reader = try JSONRecordReader(JSONValue.self, at: "$.results[*]", from: .file(path))
+            _ = write(writer, "{\"results\":[{\"a\":1},", 20)
+            #expect(try reader.next() != nil)
+        }
+        var after = Self.descriptors()
+        let deadline = ContinuousClock.now + .seconds(1)
+        while after > descriptorsBefore + writers.count && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            after = Self.descriptors()
+        }
+        #expect(after <= descriptorsBefore + writers.count, "\(after - descriptorsBefore - writers.count) descriptors of the FIFOs still open after 1 s")
+    }
+}

@@ -4,10 +4,11 @@ import Foundation
 ///
 /// The file is opened at the first read, not when the source is made, and closed at the end of the
 /// input or when the source is released, whichever comes first.
-public struct FileByteSource: JSONByteSource {
+public struct FileByteSource: JSONByteSource, InterruptibleByteSource {
     /// The path being read.
     public let path: String
     private var descriptor: FileDescriptorOwner?
+    package var interruption: ReadInterruption?
 
     /// A source over the file at `path`.
     public init(path: String) { self.path = path }
@@ -23,6 +24,7 @@ public struct FileByteSource: JSONByteSource {
     public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if descriptor == nil { descriptor = try FileDescriptorOwner(opening: path) }
         guard let owner = descriptor, owner.isOpen else { return 0 }
+        if let interruption, try !owner.waitUntilReadable(interruption, source: path) { throw CancellationError() }
         let n = try owner.read(into: buffer, source: path)
         if n == 0 { owner.close() }
         return n
@@ -31,10 +33,11 @@ public struct FileByteSource: JSONByteSource {
 
 /// Reads an open `FileHandle`: a file, standard input, a pipe or a socket. The handle stays open;
 /// it belongs to the caller.
-public struct FileHandleByteSource: JSONByteSource {
+public struct FileHandleByteSource: JSONByteSource, InterruptibleByteSource {
     /// The handle being read.
     public let handle: FileHandle
     private let name: String
+    package var interruption: ReadInterruption?
 
     /// A source over `handle`; `name` appears in I/O errors (default: `fd N`, or `stdin`).
     public init(_ handle: FileHandle, name: String? = nil) {
@@ -44,7 +47,10 @@ public struct FileHandleByteSource: JSONByteSource {
     }
 
     public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        try Syscalls.read(handle.fileDescriptor, into: buffer, target: name)
+        if let interruption, try !Syscalls.waitUntilReadable(handle.fileDescriptor, interruption: interruption, target: name) {
+            throw CancellationError()
+        }
+        return try Syscalls.read(handle.fileDescriptor, into: buffer, target: name)
     }
 }
 
@@ -60,6 +66,10 @@ final class FileDescriptorOwner {
 
     func read(into buffer: UnsafeMutableRawBufferPointer, source: String) throws -> Int {
         try Syscalls.read(fd, into: buffer, target: source)
+    }
+
+    func waitUntilReadable(_ interruption: ReadInterruption, source: String) throws -> Bool {
+        try Syscalls.waitUntilReadable(fd, interruption: interruption, target: source)
     }
 
     func close() {

@@ -46,6 +46,17 @@ package enum Syscalls {
         return try retryingOnInterrupt(.read, target()) { systemRead(fd, buffer.baseAddress, buffer.count) }
     }
 
+    /// Waits until `fd` has bytes (or its end) to read, waking every tenth of a second to check
+    /// `interruption`; `false` when it was set. A regular file is readable at once.
+    package static func waitUntilReadable(_ fd: Int32, interruption: ReadInterruption, target: @autoclosure () -> String) throws(JSONIOError) -> Bool {
+        var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while !interruption.isSet {
+            let ready = try retryingOnInterrupt(.read, target()) { Int(poll(&request, 1, 100)) }
+            if ready > 0 { return true }
+        }
+        return false
+    }
+
     /// Writes all of `bytes` to `fd`, looping over short writes.
     package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, target: @autoclosure () -> String) throws(JSONIOError) {
         var offset = 0
