@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import YAJL
-private import CCurl
+internal import CCurl
 
 /// Reads an `http://` or `https://` URL with libcurl, in the pull style of every byte source.
 ///
@@ -33,47 +33,47 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
     /// The options of the transfer.
     public let options: HTTPOptions
 
-    private var multi: UnsafeMutableRawPointer?
-    private var easy: UnsafeMutableRawPointer?
-    private var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    var multi: UnsafeMutableRawPointer?
+    var easy: UnsafeMutableRawPointer?
+    var requestHeaders: UnsafeMutablePointer<curl_slist>?
     /// curl's detailed message of the last failure (`CURLOPT_ERRORBUFFER`).
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     // Reading.
-    private var target: UnsafeMutableRawBufferPointer?
-    private var targetFilled = 0
-    private var spill: [UInt8] = []
-    private var spillOffset = 0
-    private var paused = false
-    private var delivered = 0
-    private var finished = false
-    private var failure: HTTPError?
-    private let cancellation = CancellationFlag()
+    var target: UnsafeMutableRawBufferPointer?
+    var targetFilled = 0
+    var spill: [UInt8] = []
+    var spillOffset = 0
+    var paused = false
+    var delivered = 0
+    var finished = false
+    var failure: HTTPError?
+    let cancellation = CancellationFlag()
     /// Set by a record reader that is dropped while this source's read waits.
     package var interruption: ReadInterruption?
-    private var isInterrupted: Bool { cancellation.isSet || interruption?.isSet == true }
+    var isInterrupted: Bool { cancellation.isSet || interruption?.isSet == true }
     /// Where the current request goes (the URL, or a redirect's target).
-    private var currentURL: URL
-    private var redirects = 0
+    var currentURL: URL
+    var redirects = 0
     /// When the transfer began (for the deadline).
-    private var started: ContinuousClock.Instant?
+    var started: ContinuousClock.Instant?
 
     // The current response.
-    private var head = HTTPResponseHead()
-    private var headersChecked = false
+    var head = HTTPResponseHead()
+    var headersChecked = false
     /// Its body is not the document (a redirect's or a retried status's): dropped.
-    private var discardingBody = false
+    var discardingBody = false
     /// Some response has been received (so a refused connection is a reconnect, worth retrying).
-    private var everConnected = false
+    var everConnected = false
 
     // What the first response promised.
-    private var totalLength: Int?
-    private var validator: ResumeValidator?
-    private var acceptsRanges = false
-    private var compressed = false
-    private var resumes = 0
+    var totalLength: Int?
+    var validator: ResumeValidator?
+    var acceptsRanges = false
+    var compressed = false
+    var resumes = 0
 
-    private let queue = DispatchQueue(label: "swift-yajl.http")
+    let queue = DispatchQueue(label: "swift-yajl.http")
 
     private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
@@ -126,7 +126,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         }
     }
 
-    private func readOnce(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    func readOnce(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard buffer.count > 0 else { return 0 }
         if let failure { throw failure }
         if spillOffset < spill.count {
@@ -170,14 +170,14 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         return handOut(targetFilled)
     }
 
-    private func handOut(_ count: Int) -> Int {
+    func handOut(_ count: Int) -> Int {
         delivered += count
         options.onProgress?(HTTPProgress(receivedBytes: delivered, expectedBytes: totalLength, resumes: resumes))
         return count
     }
 
     /// Seconds left before the deadline (`nil` without one), never negative.
-    private func remainingTime() -> TimeInterval? {
+    func remainingTime() -> TimeInterval? {
         guard let deadline = options.deadline, let started else { return nil }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
@@ -189,7 +189,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
     }
 
     /// The result of the transfer if curl reports it finished.
-    private func finishedTransferResult() -> CURLcode? {
+    func finishedTransferResult() -> CURLcode? {
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {
             if message.pointee.msg == CURLMSG_DONE { return ccurl_message_result(message) }
@@ -206,142 +206,11 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         return error
     }
 
-    // MARK: The end of a transfer
-
-    /// Handles the end of a transfer: `true` at the complete end of the body; `false` after
-    /// setting up the next request (a redirect, a retry, a resume); throws when it cannot go on.
-    private func transferEnded(_ result: CURLcode) throws -> Bool {
-        if let failure { throw failure }
-        if result == CURLE_OK && head.isRedirect {
-            try follow(head.location!)
-            return false
-        }
-        let complete = totalLength.map { delivered + pendingBytes >= $0 } ?? true
-        if result == CURLE_OK && (200..<300).contains(head.status) && complete {
-            closeTransfer()
-            finished = true
-            return true
-        }
-        let cause: Cause
-        if result == CURLE_OK && head.status >= 300 {
-            let status = head.status
-            let text = HTTPError.statusText[status] ?? "status \(status)"
-            guard head.isRetriableStatus else {
-                throw fail(.status(status), status < 400 ? "\(text), not followed (no Location)" : text)
-            }
-            cause = .status(status, text, head.retryAfter)
-        } else if result == CURLE_OK || Self.droppedCodes.contains(result) {
-            cause = .dropped(result == CURLE_OK ? "the connection closed before the end of the body" : curlMessage(result))
-        } else if result == CURLE_COULDNT_CONNECT && everConnected {
-            cause = .dropped("the server refused the reconnection (\(curlMessage(result)))")
-        } else if result == CURLE_OPERATION_TIMEDOUT {
-            if remainingTime() == 0 {
-                throw fail(.deadlineExceeded, "the whole transfer took longer than \(Self.seconds(options.deadline ?? 0))")
-            }
-            cause = .timedOut(curlMessage(result))
-        } else if result == CURLE_OUT_OF_MEMORY && head.status == 0 || result == CURLE_OUT_OF_MEMORY && !headersChecked {
-            throw fail(.headersTooLarge, "a response header is longer than libcurl's limit (100 KiB)")
-        } else {
-            throw fail(.transport(code: Int(result.rawValue)), transportReason(result))
-        }
-        try retry(after: cause)
-        return false
-    }
-
-    /// Why a transfer attempt ended early, when it may be retried.
-    private enum Cause {
-        case dropped(String)
-        case timedOut(String)
-        case status(Int, String, TimeInterval?)
-    }
-
-    /// curl results that mean the connection broke.
-    private static let droppedCodes: Set<CURLcode> = [
-        CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM,
-    ]
-
-    /// Sets up the next attempt after `cause`, or throws when it cannot be retried safely.
-    private func retry(after cause: Cause) throws {
-        let reason: String
-        var wait = HTTPOptions.clamped(min(options.maxBackoff, options.backoff * pow(2, Double(resumes))))
-        switch cause {
-        case .dropped(let text), .timedOut(let text): reason = text
-        case .status(_, let text, let retryAfter):
-            reason = text
-            // Retry-After is honoured up to a minute (or maxBackoff if longer), within the deadline.
-            if let retryAfter { wait = min(max(60, HTTPOptions.clamped(options.maxBackoff)), retryAfter) }
-        }
-        if delivered > 0 {
-            // Resuming: only with ranges, and a validator that keeps a changed resource out.
-            guard acceptsRanges else { throw fail(.cannotResume, "\(reason), and the server does not accept ranges") }
-            guard !compressed else { throw fail(.cannotResume, "\(reason), and a compressed transfer cannot resume") }
-            guard validator != nil || options.resumesWithoutValidator else {
-                throw fail(.cannotResume, "\(reason), and the server gave no ETag or Last-Modified to resume safely (resumesWithoutValidator, --resume-unvalidated, to resume anyway)")
-            }
-        }
-        guard resumes < options.maxRetries else {
-            let tried = "after \(options.maxRetries) \(options.maxRetries == 1 ? "retry" : "retries")"
-            switch cause {
-            case .status(let status, let text, _): throw fail(.status(status), "\(text) \(tried)")
-            case .timedOut(let text):
-                throw fail(.timedOut, "\(text): no connection, or less than \(options.lowSpeedLimit) bytes/s for \(Self.seconds(options.attemptTimeout)) (timeout), \(tried)")
-            case .dropped: throw fail(.cannotResume, "\(reason), and \(options.maxRetries) retries are used up")
-            }
-        }
-        if let remaining = remainingTime(), wait >= remaining {
-            throw fail(.deadlineExceeded, "\(reason); the next retry would pass the deadline of \(Self.seconds(options.deadline ?? 0))")
-        }
-        resumes += 1
-        if wait > 0 { sleep(wait) }
-        closeTransfer()  // bytes received but not handed out are fetched again
-    }
-
-    /// Waits `seconds`, waking for cancellation.
-    private func sleep(_ seconds: TimeInterval) {
-        var left = seconds
-        while left > 0 && !isInterrupted {
-            Thread.sleep(forTimeInterval: min(0.05, left))
-            left -= 0.05
-        }
-    }
-
-    /// Follows a redirect to `location` (relative to the current URL).
-    private func follow(_ location: String) throws {
-        guard let next = URL(string: location, relativeTo: currentURL)?.absoluteURL else {
-            throw fail(.redirect, "the redirect to '\(location)' is not a URL")
-        }
-        guard let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw fail(.redirect, "a redirect to \(next.absoluteString) (only http and https are followed)")
-        }
-        redirects += 1
-        guard redirects <= options.maxRedirects else {
-            throw fail(.redirect, "more than \(options.maxRedirects) redirects (maxRedirects), the last to \(next.absoluteString)")
-        }
-        currentURL = next
-        closeTransfer()
-    }
-
-    private func curlMessage(_ result: CURLcode) -> String {
-        let detail = String(cString: errorBuffer)
-        return detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
-    }
-
-    /// A transport failure in words; TLS failures name the host.
-    private func transportReason(_ result: CURLcode) -> String {
-        let tls: Set<CURLcode> = [
-            CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
-        ]
-        let message = curlMessage(result)
-        guard tls.contains(result) else { return message }
-        return "TLS with \(currentURL.host ?? "the server") failed: \(message) (a private CA: caCertificates, --cacert)"
-    }
-
-    private var pendingBytes: Int { spill.count - spillOffset }
+    var pendingBytes: Int { spill.count - spillOffset }
 
     // MARK: Transfers
 
-    private func startTransfer() throws {
+    func startTransfer() throws {
         guard Self.globalInit else { throw fail(.transport(code: -1), "curl_global_init failed") }
         guard let easy = curl_easy_init(), let multi = multi ?? curl_multi_init() else {
             throw fail(.transport(code: -1), "out of memory")
@@ -402,7 +271,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         curl_multi_add_handle(multi, easy)
     }
 
-    private func closeTransfer() {
+    func closeTransfer() {
         if let easy {
             if let multi { curl_multi_remove_handle(multi, easy) }
             curl_easy_cleanup(easy)
@@ -417,88 +286,11 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
             self.multi = nil
         }
     }
-
-    // MARK: Callbacks
-
-    /// The most body bytes held beside the caller's buffer before the transfer is paused. Pausing
-    /// costs a round of `curl_multi_poll` when resumed, so it is kept for real back-pressure.
-    static let spillLimit = 1 << 20
-
-    /// Body bytes from curl: into the caller's buffer, the rest into the spill (up to
-    /// ``spillLimit``); beyond that, pause the transfer so curl keeps the bytes. A callback is taken
-    /// whole or not at all.
-    private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if failure != nil { return 0 }
-        if !headersChecked { checkHeaders() }
-        if failure != nil { return 0 }
-        if discardingBody { return bytes.count }
-        let room = target.map { $0.count - targetFilled } ?? 0
-        if let target, bytes.count <= room {
-            (target.baseAddress! + targetFilled).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-            targetFilled += bytes.count
-            return bytes.count
-        }
-        guard pendingBytes == 0 || pendingBytes + bytes.count - room <= Self.spillLimit else {
-            paused = true
-            return ccurl_writefunc_pause
-        }
-        if let target, room > 0 {
-            (target.baseAddress! + targetFilled).copyMemory(from: bytes.baseAddress!, byteCount: room)
-            targetFilled += room
-        }
-        spill.append(contentsOf: bytes[room...])
-        return bytes.count
-    }
-
-    /// One header line (or a status line, or the blank line that ends the headers).
-    private func header(_ line: UnsafeRawBufferPointer) -> Int {
-        everConnected = true
-        head.take(line)
-        if head.headerBytes > HTTPResponseHead.maxHeaderBytes {
-            fail(.headersTooLarge, "the response headers are larger than \(HTTPResponseHead.maxHeaderBytes >> 10) KiB")
-            return 0
-        }
-        return line.count
-    }
-
-    /// Before the first body byte of a response: is it the body we want?
-    private func checkHeaders() {
-        headersChecked = true
-        if head.isRedirect || head.isRetriableStatus {
-            discardingBody = true  // followed or retried when the transfer ends
-            return
-        }
-        if head.status >= 300 {
-            fail(.status(head.status), HTTPError.statusText[head.status] ?? "status \(head.status)")
-            return
-        }
-        if let encoding = head.contentEncoding, !options.acceptsCompression {
-            fail(.contentEncoding(encoding), "the request asked for Accept-Encoding: identity (acceptsCompression to decode it)")
-            return
-        }
-        if delivered == 0 {
-            // Nothing handed out yet: this response defines the resource.
-            compressed = head.contentEncoding != nil
-            totalLength = compressed ? nil : head.contentLength
-            validator = ResumeValidator(head)
-            acceptsRanges = head.acceptsRanges
-            return
-        }
-        if head.status == 200 {
-            fail(.cannotResume, "the resource changed (200 instead of 206 to a ranged request with If-Range)")
-        } else if head.status != 206 || head.contentRangeStart != delivered {
-            fail(.cannotResume, "the server answered \(head.status) with a range starting at \(head.contentRangeStart.map(String.init) ?? "none"), not at \(delivered)")
-        } else if head.contentEncoding != nil {
-            fail(.cannotResume, "the resumed response is \(head.contentEncoding!)-compressed")
-        } else if let validator, let mismatch = validator.mismatch(in: head) {
-            fail(.cannotResume, mismatch)
-        }
-    }
 }
 
 /// Set from a task's cancellation handler, read by the blocking read loop.
 final class CancellationFlag: Sendable {
-    private let value = Atomic<Bool>(false)
+    let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .relaxed) }
     func set() { value.store(true, ordering: .relaxed) }
 }

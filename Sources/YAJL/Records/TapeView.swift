@@ -1,0 +1,202 @@
+/// Read access to a tape for decoding, valid while the tape is not changed. An index is the
+/// position of a value's (or key's) tag byte; see ``Tape`` for the encoding.
+struct TapeView {
+    let bytes: UnsafeRawBufferPointer
+    /// Where the values start in the source (see ``Tape``), read only for errors.
+    let positions: UnsafeRawBufferPointer
+
+    /// Where the value at `target` starts in the source, found by walking the record that
+    /// starts at `start` (its positions at `positionStart`) in document order.
+    func sourcePosition(of target: Int, inRecordAt start: Int, positionsAt positionStart: Int) -> SourcePosition {
+        var cursor = positionStart
+        func varint() -> Int {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while cursor < positions.count {
+                let byte = positions[cursor]
+                cursor += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 || shift >= 63 { break }
+                shift += 7
+            }
+            return Int(truncatingIfNeeded: value)
+        }
+        var position = SourcePosition(offset: varint(), line: varint(), column: varint())
+        var index = start
+        while index < target && index < bytes.count {
+            index = kind(index) == .object || kind(index) == .array ? firstChild(index) : next(index)
+            guard index <= target else { break }
+            if kind(index) == .key { continue }  // keys have no position
+            let entry = varint()
+            position.offset += entry >> 1
+            if entry & 1 == 0 {
+                position.column += entry >> 1
+            } else {
+                position.line += varint()
+                position.column = varint()
+            }
+        }
+        return position
+    }
+
+    @inline(__always)
+    private func small(_ index: Int) -> UInt8 { bytes[index] >> 3 }
+
+    /// The kind of the value or key at `index`.
+    @inline(__always)
+    func kind(_ index: Int) -> Tape.Kind { Tape.Kind(rawValue: bytes[index] & 7).unsafelyUnwrapped }
+
+    /// The size of the container header at `index`.
+    @inline(__always)
+    private func headerSize(_ index: Int) -> Int {
+        switch small(index) {
+        case 0: return Tape.narrowHeader
+        case Tape.containerWide: return Tape.wideHeader
+        default: return 1
+        }
+    }
+
+    /// The number of values (members or elements) of the container at `index`.
+    func count(_ index: Int) -> Int {
+        switch small(index) {
+        case 0: return Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 5, as: UInt32.self)))
+        case Tape.containerWide: return Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 9, as: UInt64.self)))
+        default: return 0
+        }
+    }
+
+    /// The first member's key or element of the container at `index` (its end when it is empty).
+    @inline(__always)
+    func firstChild(_ index: Int) -> Int { index + headerSize(index) }
+
+    /// The index just past the container at `index`.
+    @inline(__always)
+    func end(_ index: Int) -> Int {
+        switch small(index) {
+        case 0: return index + Tape.narrowHeader + Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt32.self)))
+        case Tape.containerWide:
+            return index + Tape.wideHeader + Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self)))
+        default: return index + 1
+        }
+    }
+
+    /// Where the text of the key, string or number at `index` lies: (start, length).
+    @inline(__always)
+    private func textRange(_ index: Int) -> (start: Int, length: Int) {
+        let small = small(index)
+        if kind(index) == .number {
+            if small < Tape.numberInteger { return (index, 0) }  // a digit: not stored
+            if small >= Tape.numberLongInteger {
+                return (index + 9, Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self))))
+            }
+            return (index + 2, Int(bytes[index + 1]))
+        }
+        if small == Tape.textLong {
+            return (index + 9, Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self))))
+        }
+        return (index + 1, Int(small))
+    }
+
+    /// The index just past the value or key at `index`.
+    @inline(__always)
+    func next(_ index: Int) -> Int {
+        switch kind(index) {
+        case .object, .array: return end(index)
+        case .bool, .null: return index + 1
+        case .key, .string: let (start, length) = textRange(index); return start + length
+        case .number:
+            let small = small(index)
+            if small < Tape.numberInteger { return index + 1 }
+            let (start, length) = textRange(index)
+            return start + length + (small == Tape.numberDouble || small == Tape.numberLongDouble ? 8 : 0)
+        }
+    }
+
+    /// The value of the boolean at `index`.
+    @inline(__always)
+    func bool(_ index: Int) -> Bool { small(index) != 0 }
+
+    /// The text of the key, string or number at `index`.
+    @inline(__always)
+    func text(_ index: Int) -> UnsafeRawBufferPointer {
+        if kind(index) == .number, small(index) < Tape.numberInteger {
+            return UnsafeRawBufferPointer(start: UnsafeRawPointer(Self.digits.utf8Start) + Int(small(index)), count: 1)
+        }
+        let (start, length) = textRange(index)
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
+    }
+
+    /// The text of the one-digit integers that the tape stores in their tags.
+    private static let digits: StaticString = "0123456789"
+
+    func string(_ index: Int) -> String { String(decoding: text(index), as: UTF8.self) }
+
+    func number(_ index: Int) -> JSONNumber {
+        JSONNumber(text: String(decoding: text(index), as: UTF8.self), value: numberValue(index))
+    }
+
+    /// The value of the number at `index`: a digit from its tag, a double as classified when it
+    /// was recorded, an integer from its text.
+    @inline(__always)
+    func numberValue(_ index: Int) -> JSONNumber.Value {
+        let small = small(index)
+        if small < Tape.numberInteger { return .integer(Int64(small)) }
+        let (start, length) = textRange(index)
+        if small == Tape.numberDouble || small == Tape.numberLongDouble {
+            return .double(Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start + length, as: UInt64.self))))
+        }
+        return JSONNumberParser.classify(text(index))
+    }
+
+    /// Whether the key at `index` equals `key`'s UTF-8, without allocating.
+    @inline(__always)
+    func keyEquals(_ index: Int, _ key: String) -> Bool {
+        let bytes = self.text(index)
+        var key = key
+        return key.withUTF8 { utf8 in
+            utf8.count == bytes.count && (utf8.isEmpty || memcmpEqual(utf8.baseAddress!, bytes.baseAddress!, utf8.count))
+        }
+    }
+
+    func kindName(_ index: Int) -> String {
+        switch kind(index) {
+        case .object: return "object"
+        case .array: return "array"
+        case .key, .string: return "string"
+        case .number: return "number"
+        case .bool: return "boolean"
+        case .null: return "null"
+        }
+    }
+
+    /// The value at `index` as an owned ``JSONValue``.
+    func value(_ index: Int) -> JSONValue {
+        switch kind(index) {
+        case .null: return .null
+        case .bool: return .bool(bool(index))
+        case .number: return .number(number(index))
+        case .string, .key: return .string(string(index))
+        case .array:
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(count(index))
+            var child = firstChild(index)
+            let end = end(index)
+            while child < end {
+                elements.append(value(child))
+                child = next(child)
+            }
+            return .array(elements)
+        case .object:
+            var members: [JSONObject.Member] = []
+            members.reserveCapacity(count(index))
+            var child = firstChild(index)
+            let end = end(index)
+            while child < end {
+                let value = next(child)
+                members.append(JSONObject.Member(key: string(child), value: self.value(value)))
+                child = next(value)
+            }
+            return .object(JSONObject(members))
+        }
+    }
+}
