@@ -24,7 +24,7 @@ extension HTTPByteSource {
             let status = head.status
             let text = HTTPError.statusText[status] ?? "status \(status)"
             guard head.isRetriableStatus else {
-                throw fail(.status(status), status < 400 ? "\(text), not followed (no Location)" : text)
+                throw fail(.status(status), status < 400 ? "\(text), not followed (no Location to follow)" : text)
             }
             cause = .status(status, text, head.retryAfter)
         } else if result == CURLE_OK || Self.droppedCodes.contains(result) {
@@ -36,7 +36,7 @@ extension HTTPByteSource {
                 throw fail(.deadlineExceeded, "the whole transfer took longer than \(Self.seconds(options.deadline ?? 0))")
             }
             cause = .timedOut(curlMessage(result))
-        } else if result == CURLE_OUT_OF_MEMORY && head.status == 0 || result == CURLE_OUT_OF_MEMORY && !headersChecked {
+        } else if result == CURLE_OUT_OF_MEMORY && !headersChecked {
             throw fail(.headersTooLarge, "a response header is longer than libcurl's limit (100 KiB)")
         } else {
             throw fail(.transport(code: Int(result.rawValue)), transportReason(result))
