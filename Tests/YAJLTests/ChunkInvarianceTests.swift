@@ -104,8 +104,9 @@ struct LeniencyTests {
         #expect(outcome.events.count == 1)  // the array's start only: the string never arrives
     }
 
-    /// YAJL does not reject unpaired UTF-16 surrogate escapes (JSONTestSuite's `i_` cases) and
-    /// decodes them lossily. Pinned here, documented in Docs/Conformance.md.
+    /// Unpaired UTF-16 surrogate escapes (JSONTestSuite's `i_` cases), which YAJL decodes wrongly,
+    /// are refused at the escape; with `validatesUTF8` off, YAJL's decoding is what you get
+    /// (documented in Docs/Conformance.md).
     @Test(arguments: [
         // A high surrogate followed by no escape becomes "?".
         (#"["\ud800"]"#, "?"),
@@ -114,9 +115,14 @@ struct LeniencyTests {
         // A high surrogate followed by a non-surrogate escape is combined into a wrong code point.
         (#"["\ud800\u0041"]"#, "\u{10041}"),
     ])
-    func loneSurrogateEscapesAreDecodedLossily(document: String, expected: String) throws {
-        let outcome = parse(document)
-        #expect(outcome.error == nil)
-        #expect(outcome.events[1].event == .string(expected))
+    func loneSurrogateEscapesAreRefusedUnlessTheCheckIsOff(document: String, yajlDecodes expected: String) throws {
+        let refused = parse(document)
+        #expect(refused.error?.kind == .invalidUTF8 && refused.error?.byteOffset == 2, "\(String(describing: refused.error))")
+        var options = JSONParser.Options()
+        options.validatesUTF8 = false
+        let events = EventRecorder()
+        try JSONParser(options: options, handler: events).parse(document)
+        try #require(events.events.count >= 2)
+        #expect(events.events[1].event == .string(expected))
     }
 }

@@ -94,6 +94,78 @@ struct ReliabilityTests {
         }
     }
 
+    /// `\u` escapes of lone surrogates, which YAJL turns into `?` or into invalid UTF-8, are
+    /// refused (as by JSONDecoder) at the escape, in strings and keys, at every chunk size.
+    @Test(arguments: [
+        (#"\ud836"#, "high"), (#"\uD836d"#, "high"), (#"\ud836\n"#, "high"), (#"\ud836\ud836\udc00"#, "high"),
+        (#"\ud836\u0041"#, "high"), (#"\ude00"#, "low"), (#"x\uDFFF"#, "low"),
+    ])
+    func loneSurrogateEscapesAreRefused(escaped: String, which: String) throws {
+        for (prefix, suffix, path) in [("[1,\"", "\"]", "$[1]"), ("{\"", "\":1}", "$")] {
+            let document = prefix + escaped + suffix
+            let offset = prefix.utf8.count + (escaped.hasPrefix("x") ? 1 : 0)
+            for size in Self.chunkSizes {
+                let error = try #require(Self.parseError(Array(document.utf8), chunkSize: size) as? JSONParseError, "\(document) at \(size)")
+                #expect(error.kind == .invalidUTF8 && error.byteOffset == offset, "\(document) at \(size): \(error)")
+                #expect(error.message.contains("escaped \(which) surrogate"), "\(error.message)")
+                if path != "$" { #expect(error.path?.description == path) }
+            }
+            #expect(throws: (any Error).self, "JSONDecoder refuses \(document) too") {
+                try JSONDecoder().decode(JSONValue.self, from: Data(document.utf8))
+            }
+        }
+    }
+
+    @Test(arguments: [#"\ud83d\ude00"#, #"\uD83D\uDE00x"#, #"\\ud800"#, #"\\\u00e9"#, #"\u0000"#, #"\uffff"#, #"\ud7ff\ue000"#])
+    func escapesThatAreNotLoneSurrogatesAreAccepted(escaped: String) {
+        let document = Array(("[\"" + escaped + "\"]").utf8)
+        for size in Self.chunkSizes {
+            #expect(Self.parseError(document, chunkSize: size) == nil, "\(escaped) at \(size)")
+        }
+    }
+
+    /// The vector fast path vouches only for what the byte-by-byte check would accept: on random
+    /// input (valid and broken sequences, escapes good and bad, long ASCII runs) cut at random
+    /// points, both find the same first failure, or none.
+    @Test func theVectorPathAgreesWithTheByteByByteCheck() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces: [[UInt8]] = [
+            Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8), Array("é".utf8), Array("東京".utf8), Array("😀".utf8),
+            Array(#"\n"#.utf8), Array(#"\\"#.utf8), Array(#"\u00e9"#.utf8), Array(#"\ud83d\ude00"#.utf8), Array(#"\\u"#.utf8),
+            [0xEF, 0xBF, 0xBF], [0xF4, 0x8F, 0xBF, 0xBF], [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF], [0xC2, 0x80],
+        ]
+        let broken: [[UInt8]] = [
+            [0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5], [0xFF], [0xE2, 0x82],
+            [0xF0, 0x9F], Array(#"\ud83d"#.utf8), Array(#"\ude00"#.utf8), Array(#"\ud83dx"#.utf8), Array(#"\u12"#.utf8),
+        ]
+        for round in 0..<600 {
+            var input: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...80, using: &generator) {
+                input += pieces.randomElement(using: &generator)!
+                if round % 3 == 0 && Int.random(in: 0..<40, using: &generator) == 0 { input += broken.randomElement(using: &generator)! }
+            }
+            var cuts = (0..<Int.random(in: 0...3, using: &generator)).map { _ in Int.random(in: 0...input.count, using: &generator) }.sorted()
+            cuts.append(input.count)
+            func firstFailure(vector: Bool) -> String {
+                var validator = UTF8Validator()
+                validator.usesVectorPath = vector
+                var start = 0
+                return input.withUnsafeBytes { bytes in
+                    for end in cuts {
+                        let piece = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                        if let failure = validator.validate(piece, base: start) {
+                            return "\(failure.leadOffset) \(failure.byteOffset) \(failure.feedEnd) \(failure.reason)"
+                        }
+                        start = end
+                    }
+                    return "valid"
+                }
+            }
+            let scalar = firstFailure(vector: false), vector = firstFailure(vector: true)
+            #expect(scalar == vector, "round \(round), cuts \(cuts): \(String(decoding: input, as: UTF8.self).debugDescription)")
+        }
+    }
+
     @Test func invalidUTF8OutsideStringsIsAnInvalidCharacterAtEveryChunkSize() throws {
         let document: [UInt8] = Array("[1,".utf8) + [0xE0, 0x80, 0xAF] + Array("]".utf8)
         for size in Self.chunkSizes {

@@ -206,7 +206,14 @@ struct TextPosition {
         let relative = max(0, min(offset - base, bytes.count))
         var before = Array(tail.suffix(max(0, Self.tailLength - relative)))
         before += bytes[max(0, relative - Self.tailLength)..<relative]
-        let after = Array(bytes[relative..<min(bytes.count, relative + 16)])
+        var after = Array(bytes[relative..<min(bytes.count, relative + 16)])
+        // An offset shortly before the chunk (an escape proven wrong by a later byte): the marker
+        // goes into the kept bytes.
+        let back = min(base - offset, before.count)
+        if back > 0 {
+            after = Array(before.suffix(back)) + after
+            before.removeLast(back)
+        }
         // Keep the line of the error only: cut at the nearest newlines.
         if let lastNewline = before.lastIndex(of: UInt8(ascii: "\n")) { before.removeSubrange(...lastNewline) }
         let afterLine = after.prefix { $0 != UInt8(ascii: "\n") }

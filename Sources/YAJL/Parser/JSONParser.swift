@@ -181,10 +181,8 @@ public final class JSONParser {
             overLimit = true
         }
         if options.validatesUTF8, let invalid = utf8.validate(accepted, base: bytesConsumed) {
-            // Feed up to the offending sequence (its lead byte too when the lead itself is valid,
-            // so that YAJL reports it first if it is outside a string, as with 1-byte chunks).
-            let leadIsValid = invalid.byteOffset > invalid.leadOffset
-            let end = max(0, (leadIsValid ? invalid.leadOffset + 1 : invalid.leadOffset) - bytesConsumed)
+            // Feed up to where the failure says (an error YAJL finds before it is reported first).
+            let end = max(0, invalid.feedEnd - bytesConsumed)
             let fed = UnsafeRawBufferPointer(rebasing: accepted[..<min(end, accepted.count)])
             if try feedPieces(fed) == .stopped { return .stopped }
             let rest = UnsafeRawBufferPointer(rebasing: accepted[fed.count...])

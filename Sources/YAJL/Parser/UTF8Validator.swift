@@ -1,3 +1,8 @@
+private import CYAJL
+
+/// Whether the vector fast path (`cyajl_valid_utf8_prefix`, SSSE3) runs on this CPU.
+let utf8VectorPathAvailable = cyajl_utf8_prefix_available() != 0
+
 /// Strict UTF-8 validation of the input, across chunks, as Unicode's Table 3-7 defines it.
 ///
 /// YAJL's own check accepts overlong forms (`C0 AF`, `E0 80 AF`), code points past U+10FFFF
@@ -5,7 +10,8 @@
 /// sees the bytes, so with ``JSONParser/Options/validatesUTF8`` on, no such byte reaches a handler
 /// or an output. ASCII is skipped eight bytes at a time and a whole sequence inside the chunk is
 /// checked in one step; the state (continuation bytes still expected and their allowed range) of
-/// a sequence cut by the chunk's end carries to the next chunk.
+/// a sequence cut by the chunk's end carries to the next chunk. The same pass checks `\u`
+/// escapes for lone surrogates (``SurrogateEscapeCheck``), which YAJL would decode wrongly.
 struct UTF8Validator {
     /// Continuation bytes still expected in the current sequence.
     private var remaining = 0
@@ -14,6 +20,12 @@ struct UTF8Validator {
     private var upper: UInt8 = 0xBF
     /// Absolute offset of the current sequence's lead byte.
     private var leadOffset = 0
+    /// `\u` escapes of lone surrogates, found in the same pass.
+    private var escapes = SurrogateEscapeCheck()
+    /// Whether runs of valid input are skipped 16 bytes at a time by the vector fast path
+    /// (`utf8_prefix.h`); what it does not vouch for is checked here, byte by byte. Tests turn it
+    /// off to compare.
+    package var usesVectorPath = utf8VectorPathAvailable
 
     /// The first invalid sequence in a chunk.
     struct Failure {
@@ -21,8 +33,20 @@ struct UTF8Validator {
         let leadOffset: Int
         /// Absolute offset of the byte that made it invalid (the lead itself, or a later byte).
         let byteOffset: Int
+        /// Where the input is fed to YAJL up to (exclusive) before the error is thrown, so that an
+        /// error YAJL finds earlier is reported first.
+        let feedEnd: Int
         /// What is wrong, in words.
         let reason: String
+
+        /// A failure; by default fed up to the lead byte, and through it when it is valid (a bad
+        /// lead outside a string is then YAJL's invalid character, as with 1-byte chunks).
+        init(leadOffset: Int, byteOffset: Int, feedEnd: Int? = nil, reason: String) {
+            self.leadOffset = leadOffset
+            self.byteOffset = byteOffset
+            self.feedEnd = feedEnd ?? (byteOffset > leadOffset ? leadOffset + 1 : leadOffset)
+            self.reason = reason
+        }
     }
 
     /// Validates `bytes`, which start at absolute offset `base`; `nil` when they are valid so far
@@ -42,25 +66,71 @@ struct UTF8Validator {
         }
         let count = bytes.count
         var i = 0
+        // Whether an escape cut by a chunk's end (or a wrong one) is being read byte by byte.
+        var escaping = escapes.isActive
+        // Where the vector fast path may run next (it stopped before something it leaves to the
+        // byte-by-byte check: at least the next 16 bytes are checked here first).
+        var nextVector = usesVectorPath ? 0 : Int.max
         while i < count {
+            if escaping {
+                let (consumed, failure) = escapes.step(start[i], at: base &+ i)
+                if let failure { return failure }
+                escaping = escapes.isActive
+                if consumed {
+                    i &+= 1
+                    continue
+                }
+            }
             if remaining == 0 {
-                // ASCII fast path: eight bytes at a time; the first byte with its high bit set is
-                // found from the word's mask (little-endian: the lowest set bit is the first byte).
-                var atLead = false
+                if !escaping && i >= nextVector && count &- i >= 64 {
+                    i &+= cyajl_valid_utf8_prefix(start + i, count &- i, 1)
+                    nextVector = i &+ 16
+                    guard i < count else { return nil }
+                }
+                // ASCII fast path: eight bytes at a time; the first byte with its high bit set, or
+                // a backslash, is found from the word's masks (little-endian: the lowest set bit is
+                // the first byte; a zero byte of `word ^ 0x5C…` is a backslash).
+                var found = false
                 while i &+ 8 <= count {
-                    let high = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self).littleEndian & 0x8080_8080_8080_8080
-                    if high != 0 {
-                        i &+= high.trailingZeroBitCount &>> 3
-                        atLead = true
+                    let word = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self).littleEndian
+                    let flipped = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                    let marks = (word | ((flipped &- 0x0101_0101_0101_0101) & ~flipped)) & 0x8080_8080_8080_8080
+                    if marks != 0 {
+                        i &+= marks.trailingZeroBitCount &>> 3
+                        found = true
                         break
                     }
                     i &+= 8
                 }
-                if !atLead {
-                    while i < count && start[i] < 0x80 { i &+= 1 }
+                if !found {
+                    while i < count && start[i] < 0x80 && start[i] != UInt8(ascii: "\\") { i &+= 1 }
                     guard i < count else { return nil }
                 }
                 let lead = start[i]
+                if lead == UInt8(ascii: "\\") {
+                    // An escape inside the chunk is checked in one step: a simple one, a `\u` of a
+                    // non-surrogate, or a surrogate pair. A cut or wrong one goes byte by byte
+                    // through the escape check, which finds where and why.
+                    if i &+ 1 < count && start[i &+ 1] != UInt8(ascii: "u") {
+                        i &+= 2
+                        continue
+                    }
+                    if i &+ 5 < count, let code = Self.hex4(start + (i &+ 2)) {
+                        if code < 0xD800 || code > 0xDFFF {
+                            i &+= 6
+                            continue
+                        }
+                        if code <= 0xDBFF && i &+ 11 < count && start[i &+ 6] == UInt8(ascii: "\\") && start[i &+ 7] == UInt8(ascii: "u"),
+                            let low = Self.hex4(start + (i &+ 8)), low >= 0xDC00 && low <= 0xDFFF {
+                            i &+= 12
+                            continue
+                        }
+                    }
+                    escapes.begin(at: base &+ i)
+                    escaping = true
+                    i &+= 1
+                    continue
+                }
                 // Whole sequences that lie inside the chunk are checked in one step; only one that
                 // is cut by the chunk's end goes through the byte-at-a-time state below.
                 if lead >= 0xC2 && lead <= 0xDF && i &+ 1 < count && start[i &+ 1] & 0xC0 == 0x80 {
@@ -121,6 +191,25 @@ struct UTF8Validator {
             i &+= 1
         }
         return nil
+    }
+
+    /// The value of four hex digits at `bytes`; `nil` if one is not a hex digit.
+    @inline(__always)
+    private static func hex4(_ bytes: UnsafePointer<UInt8>) -> UInt32? {
+        var value: UInt32 = 0
+        for k in 0..<4 {
+            let byte = bytes[k]
+            let digit: UInt8
+            if byte &- UInt8(ascii: "0") < 10 {
+                digit = byte &- UInt8(ascii: "0")
+            } else if (byte | 0x20) &- UInt8(ascii: "a") < 6 {
+                digit = (byte | 0x20) &- UInt8(ascii: "a") &+ 10
+            } else {
+                return nil
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
     }
 
     /// Why a continuation byte was refused.
