@@ -139,7 +139,7 @@ static inline size_t cyajl_utf8_prefix_ssse3(const uint8_t *data, size_t length)
             backslashes &= backslashes - 1;
             if (p < escapedUntil) continue;  /* an escaped backslash */
             if (p + 1 >= length) return p;
-            if (data[p + 1] != 'u') {
+            if (data[p + 1] != 'u') {  /* a one-character escape (a non-ASCII byte is checked as UTF-8 above) */
                 escapedUntil = p + 2;
                 continue;
             }

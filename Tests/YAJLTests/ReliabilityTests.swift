@@ -135,7 +135,7 @@ struct ReliabilityTests {
             [0xEF, 0xBF, 0xBF], [0xF4, 0x8F, 0xBF, 0xBF], [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF], [0xC2, 0x80],
         ]
         let broken: [[UInt8]] = [
-            [0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5], [0xFF], [0xE2, 0x82],
+            [0x5C, 0xDF, 0x84], [0x5C, 0x80], [0x5C, 0x81, 0x31, 0x35, 0x65, 0x39], [0x5C, 0x75, 0xE2, 0x82, 0xAC], [0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5], [0xFF], [0xE2, 0x82],
             [0xF0, 0x9F], Array(#"\ud83d"#.utf8), Array(#"\ude00"#.utf8), Array(#"\ud83dx"#.utf8), Array(#"\u12"#.utf8),
         ]
         for round in 0..<600 {
@@ -163,6 +163,12 @@ struct ReliabilityTests {
             }
             let scalar = firstFailure(vector: false), vector = firstFailure(vector: true)
             #expect(scalar == vector, "round \(round), cuts \(cuts): \(String(decoding: input, as: UTF8.self).debugDescription)")
+            // And the same as in one piece: the cuts change nothing.
+            let cutsUsed = cuts
+            cuts = [input.count]
+            let whole = firstFailure(vector: false)
+            cuts = cutsUsed
+            #expect(scalar == whole, "round \(round), cuts \(cuts) against one piece: \(String(decoding: input, as: UTF8.self).debugDescription)")
         }
     }
 

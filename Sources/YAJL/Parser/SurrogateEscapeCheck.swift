@@ -45,7 +45,9 @@ struct SurrogateEscapeCheck {
             return (false, nil)
         case .backslash:
             state = byte == UInt8(ascii: "u") ? .hex(digits: 0, value: 0, low: false) : .idle
-            return (true, nil)
+            // A non-ASCII byte after a backslash is no escape (YAJL reports it): it is still UTF-8
+            // to check.
+            return (byte < 0x80, nil)
         case .hex(let digits, let value, let low):
             guard let digit = Self.hexValue(byte) else {
                 state = .idle

@@ -111,11 +111,11 @@ struct UTF8Validator {
                     // An escape inside the chunk is checked in one step: a simple one, a `\u` of a
                     // non-surrogate, or a surrogate pair. A cut or wrong one goes byte by byte
                     // through the escape check, which finds where and why.
-                    if i &+ 1 < count && start[i &+ 1] != UInt8(ascii: "u") {
+                    if i &+ 1 < count && start[i &+ 1] < 0x80 && start[i &+ 1] != UInt8(ascii: "u") {
                         i &+= 2
                         continue
                     }
-                    if i &+ 5 < count, let code = Self.hex4(start + (i &+ 2)) {
+                    if i &+ 5 < count && start[i &+ 1] == UInt8(ascii: "u"), let code = Self.hex4(start + (i &+ 2)) {
                         if code < 0xD800 || code > 0xDFFF {
                             i &+= 6
                             continue
