@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import YAJL
 internal import CCurl
 
@@ -48,7 +47,8 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
     var delivered = 0
     var finished = false
     var failure: HTTPError?
-    let cancellation = CancellationFlag()
+    /// Set by the async read's task cancellation.
+    let cancellation = ReadInterruption()
     /// Set by a record reader that is dropped while this source's read waits.
     package var interruption: ReadInterruption?
     var isInterrupted: Bool { cancellation.isSet || interruption?.isSet == true }
@@ -150,7 +150,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         defer { target = nil }
         while targetFilled == 0 {
             if isInterrupted { throw CancellationError() }
-            if remainingTime() == 0 { throw fail(.deadlineExceeded, "the whole transfer took longer than \(Self.seconds(options.deadline ?? 0))") }
+            if remainingTime() == 0 { throw deadlineExceeded() }
             if easy == nil { try startTransfer() }
             if paused {
                 paused = false
@@ -288,13 +288,6 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
     }
 }
 
-/// Set from a task's cancellation handler, read by the blocking read loop.
-final class CancellationFlag: Sendable {
-    let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .relaxed) }
-    func set() { value.store(true, ordering: .relaxed) }
-}
-
 /// Hands a value to the source's own thread: the caller awaits until that thread is done with it.
 struct UnsafeTransfer<Value>: @unchecked Sendable {
     let value: Value
@@ -318,7 +311,3 @@ extension AsyncJSONByteSource where Self == HTTPByteSource {
     }
 }
 
-extension HTTPByteSource {
-    /// `seconds` within 0…1,000,000 (NaN is 0): safe to convert to whole milliseconds.
-    static func clampedSeconds(_ seconds: TimeInterval) -> TimeInterval { HTTPOptions.clamped(seconds) }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import YAJL
 
 /// Settings for reading JSON over HTTP(S). Every wait is bounded: a per-attempt ``timeout`` (to
 /// connect, and for any window of that length below ``lowSpeedLimit``), an optional ``deadline``
@@ -60,7 +61,7 @@ public struct HTTPOptions: Sendable {
         }
         for (name, value) in headers {
             guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
-                throw invalid("header name '\(Self.printable(name))' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)")
+                throw invalid("header name '\(JSONEscaping.printable(name))' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)")
             }
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
                 throw invalid("the value of header '\(name)' contains a CR, LF or NUL (it would send other headers)")
@@ -83,10 +84,6 @@ public struct HTTPOptions: Sendable {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
         default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
         }
-    }
-
-    static func printable(_ text: String) -> String {
-        text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
     }
 
     /// `seconds` within 0…1,000,000 (NaN is 0): safe to convert to whole milliseconds.

@@ -33,7 +33,7 @@ extension HTTPByteSource {
             cause = .dropped("the server refused the reconnection (\(curlMessage(result)))")
         } else if result == CURLE_OPERATION_TIMEDOUT {
             if remainingTime() == 0 {
-                throw fail(.deadlineExceeded, "the whole transfer took longer than \(Self.seconds(options.deadline ?? 0))")
+                throw deadlineExceeded()
             }
             cause = .timedOut(curlMessage(result))
         } else if result == CURLE_OUT_OF_MEMORY && !headersChecked {
@@ -43,6 +43,11 @@ extension HTTPByteSource {
         }
         try retry(after: cause)
         return false
+    }
+
+    /// The failure when the whole transfer has passed ``HTTPOptions/deadline``.
+    func deadlineExceeded() -> HTTPError {
+        fail(.deadlineExceeded, "the whole transfer took longer than \(Self.seconds(options.deadline ?? 0))")
     }
 
     /// Why a transfer attempt ended early, when it may be retried.

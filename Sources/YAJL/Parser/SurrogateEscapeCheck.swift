@@ -101,7 +101,9 @@ struct SurrogateEscapeCheck {
             reason: "an escaped high surrogate \\u\(Self.hex(highValue)) without a low surrogate after it")
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt32? {
+    /// The value of one hex digit; `nil` for any other byte.
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt32? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)

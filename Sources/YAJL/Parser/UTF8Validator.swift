@@ -198,16 +198,8 @@ struct UTF8Validator {
     private static func hex4(_ bytes: UnsafePointer<UInt8>) -> UInt32? {
         var value: UInt32 = 0
         for k in 0..<4 {
-            let byte = bytes[k]
-            let digit: UInt8
-            if byte &- UInt8(ascii: "0") < 10 {
-                digit = byte &- UInt8(ascii: "0")
-            } else if (byte | 0x20) &- UInt8(ascii: "a") < 6 {
-                digit = (byte | 0x20) &- UInt8(ascii: "a") &+ 10
-            } else {
-                return nil
-            }
-            value = value << 4 | UInt32(digit)
+            guard let digit = SurrogateEscapeCheck.hexValue(bytes[k]) else { return nil }
+            value = value << 4 | digit
         }
         return value
     }

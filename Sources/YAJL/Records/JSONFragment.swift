@@ -52,7 +52,7 @@ public enum JSONEscaping {
     /// `text` with control characters shown as escapes (`\n`, `\u{1b}`), cut after `limit`
     /// scalars (marked `…`), for error messages and excerpts: a message never prints a raw
     /// control character.
-    static func printable(_ text: String, limit: Int = .max) -> String {
+    package static func printable(_ text: String, limit: Int = .max) -> String {
         var result = ""
         for scalar in text.unicodeScalars.prefix(limit) {
             switch scalar {
