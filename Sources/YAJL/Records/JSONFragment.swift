@@ -34,19 +34,36 @@ public enum JSONEscaping {
         for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
             output.append(contentsOf: utf8[runStart..<index])
             runStart = index + 1
+            output.append(0x5C)
             switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0x08: output.append(contentsOf: [0x5C, UInt8(ascii: "b")])
-            case 0x0C: output.append(contentsOf: [0x5C, UInt8(ascii: "f")])
-            default: output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+            case 0x0A: output.append(UInt8(ascii: "n"))
+            case 0x0D: output.append(UInt8(ascii: "r"))
+            case 0x09: output.append(UInt8(ascii: "t"))
+            case 0x08: output.append(UInt8(ascii: "b"))
+            case 0x0C: output.append(UInt8(ascii: "f"))
+            default:
+                output.append(UInt8(ascii: "u"))
+                output.append(0x30)
+                output.append(0x30)
+                output.append(hex[Int(byte >> 4)])
+                output.append(hex[Int(byte & 0xF)])
             }
         }
         output.append(contentsOf: utf8[runStart...])
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// The length of ``appendQuoted(_:to:)``'s output for `utf8`.
+    package static func quotedLength(_ utf8: UnsafeRawBufferPointer) -> Int {
+        var length = utf8.count + 2
+        for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09, 0x08, 0x0C: length += 1
+            default: length += 5
+            }
+        }
+        return length
     }
 
     /// `text` with control characters shown as escapes (`\n`, `\u{1b}`), cut after `limit`
@@ -68,11 +85,39 @@ public enum JSONEscaping {
 }
 
 extension TapeView {
+    /// The value at `index` as minified JSON. A large value is measured first, so that its bytes
+    /// are allocated once at their size (growing by doubling would peak at three times it).
+    func minified(_ index: Int) -> [UInt8] {
+        var output: [UInt8] = []
+        if next(index) - index > 1 << 16 { output.reserveCapacity(minifiedLength(index)) }
+        appendMinified(index, to: &output)
+        return output
+    }
+
+    /// The length of ``appendMinified(_:to:)``'s output for the value at `index`.
+    func minifiedLength(_ index: Int) -> Int {
+        switch kind(index) {
+        case .null: return 4
+        case .bool: return bool(index) ? 4 : 5
+        case .number: return text(index).count
+        case .string, .key: return JSONEscaping.quotedLength(text(index))
+        case .array, .object:
+            // Brackets, a comma between values, a colon after each key.
+            let end = end(index)
+            var length = 2 + max(0, count(index) - 1), child = firstChild(index)
+            while child < end {
+                length += minifiedLength(child) + (kind(child) == .key ? 1 : 0)
+                child = next(child)
+            }
+            return length
+        }
+    }
+
     /// Appends the value at `index` as minified JSON.
     func appendMinified(_ index: Int, to output: inout [UInt8]) {
         switch kind(index) {
-        case .null: output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-        case .bool: output.append(contentsOf: bool(index) ? Array("true".utf8) : Array("false".utf8))
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool: output.append(contentsOf: bool(index) ? "true".utf8 : "false".utf8)
         case .number: output.append(contentsOf: text(index))
         case .string, .key: JSONEscaping.appendQuoted(text(index), to: &output)
         case .array:

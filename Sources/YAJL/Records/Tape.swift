@@ -52,13 +52,13 @@ final class Tape {
     @exclusivity(unchecked) private var previous = SourcePosition(offset: 0, line: 1, column: 1)
 
     init() {
-        bytes = .allocate(byteCount: capacity, alignment: 8)
-        positions = .allocate(capacity: positionCapacity)
+        bytes = Syscalls.reallocate(nil, byteCount: capacity)
+        positions = Syscalls.reallocate(nil, byteCount: positionCapacity).assumingMemoryBound(to: UInt8.self)
     }
 
     deinit {
-        bytes.deallocate()
-        positions.deallocate()
+        Syscalls.free(bytes)
+        Syscalls.free(positions)
     }
 
     /// The bytes the recorded values take.
@@ -99,11 +99,9 @@ final class Tape {
     }
 
     private func growPositions() {
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: positionCapacity * 2)
-        grown.update(from: positions, count: positionCount)
-        positions.deallocate()
-        positions = grown
+        // realloc remaps a large block instead of copying it: growing never holds two copies.
         positionCapacity *= 2
+        positions = Syscalls.reallocate(positions, byteCount: positionCapacity).assumingMemoryBound(to: UInt8.self)
     }
 
     /// Whether a container is open (a record is being captured).
@@ -171,10 +169,7 @@ final class Tape {
     private func grow(_ needed: Int) {
         var grown = capacity * 2
         while grown < needed { grown *= 2 }
-        let storage = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
-        storage.copyMemory(from: bytes, byteCount: count)
-        bytes.deallocate()
-        bytes = storage
+        bytes = Syscalls.reallocate(bytes, byteCount: grown)
         capacity = grown
     }
 

@@ -6,7 +6,8 @@ import Musl
 import Darwin
 #endif
 
-/// The only place in the package that calls libc's I/O: `open`, `read`, `write`, `close`, in the
+/// The only place in the package that calls libc: `open`, `read`, `write`, `close` (and `realloc`
+/// for growable buffers), in the
 /// style of swift-system. Every call is retried on `EINTR` in one helper, and `errno` becomes a
 /// ``JSONIOError`` naming the operation and its target.
 package enum Syscalls {
@@ -72,6 +73,19 @@ package enum Syscalls {
         _ = systemClose(fd)
     }
 
+    /// Resizes a `malloc` block to `byteCount` bytes, keeping its contents: a large block is
+    /// remapped rather than copied, so growing a buffer never holds two copies of it. Stops the
+    /// process when memory is exhausted, as Swift's own allocations do.
+    package static func reallocate(_ block: UnsafeMutableRawPointer?, byteCount: Int) -> UnsafeMutableRawPointer {
+        guard let grown = realloc(block, max(1, byteCount)) else { fatalError("out of memory growing a buffer to \(byteCount) bytes") }
+        return grown
+    }
+
+    /// Frees a block from ``reallocate(_:byteCount:)``.
+    package static func free(_ block: UnsafeMutableRawPointer) {
+        systemFree(block)
+    }
+
     /// The name of a descriptor in messages: `standard output`, `standard error`, `stdin`, `fd N`.
     package static func name(ofDescriptor fd: Int32) -> String {
         switch fd {
@@ -87,12 +101,15 @@ package enum Syscalls {
 private let systemRead = Glibc.read
 private let systemWrite = Glibc.write
 private let systemClose = Glibc.close
+private let systemFree = Glibc.free
 #elseif canImport(Musl)
 private let systemRead = Musl.read
 private let systemWrite = Musl.write
 private let systemClose = Musl.close
+private let systemFree = Musl.free
 #else
 private let systemRead = Darwin.read
 private let systemWrite = Darwin.write
 private let systemClose = Darwin.close
+private let systemFree = Darwin.free
 #endif
