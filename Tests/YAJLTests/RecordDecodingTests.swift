@@ -51,7 +51,7 @@ struct RecordDecodingTests {
         ("url_path", "urlPath"), ("__x__", "__x__"), ("many__gaps", "manyGaps"),
     ])
     func snakeCaseConversionMatchesJSONDecoder(key: String, expected: String) {
-        #expect(DecodingSession.camelCase(fromSnakeCase: key) == expected)
+        #expect(KeyCaseConversion.camelCase(fromSnakeCase: key) == expected)
     }
 
     @Test func losslessBigIntegersIntoDecimalInt128AndUInt64() throws {

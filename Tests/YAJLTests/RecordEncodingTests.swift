@@ -97,7 +97,7 @@ struct RecordEncodingTests {
         encoder.keyEncodingStrategy = .convertToSnakeCase
         let object = try JSONSerialization.jsonObject(with: encoder.encode(One(key: key))) as? [String: Any]
         let foundation = try #require(object?.keys.first)
-        #expect(JSONRecordEncodingOptions.snakeCase(key) == foundation)
+        #expect(KeyCaseConversion.snakeCase(key) == foundation)
     }
 
     @Test func encodingMatchesJSONEncoderSemantically() throws {

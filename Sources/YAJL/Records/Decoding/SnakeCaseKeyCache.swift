@@ -1,5 +1,5 @@
 /// `.convertFromSnakeCase` without a `String` per key: each distinct JSON key is converted once
-/// (`JSONDecoder`'s rule, ``DecodingSession/camelCase(fromSnakeCase:)``) and kept as bytes, found
+/// (`JSONDecoder`'s rule, ``KeyCaseConversion/camelCase(fromSnakeCase:)``) and kept as bytes, found
 /// again by a hash of the key's bytes; a key without `_` converts to itself and is compared as is.
 ///
 /// At most ``maxEntries`` keys are kept, so a document of endless distinct keys cannot grow it
@@ -35,7 +35,7 @@ final class SnakeCaseKeyCache {
             if entry.hash == hash && key.elementsEqual(entry.key) { return entry.converted.withUnsafeBufferPointer(body) }
             slot = (slot + 1) & mask
         }
-        let converted = Array(DecodingSession.camelCase(fromSnakeCase: String(decoding: key, as: UTF8.self)).utf8)
+        let converted = Array(KeyCaseConversion.camelCase(fromSnakeCase: String(decoding: key, as: UTF8.self)).utf8)
         if count < Self.maxEntries {
             slots[slot] = Entry(hash: hash, key: Array(key), converted: converted)
             count += 1

@@ -30,31 +30,4 @@ public struct JSONRecordEncodingOptions: Sendable {
         self.keyEncodingStrategy = keyEncodingStrategy
         self.dateEncodingStrategy = dateEncodingStrategy
     }
-
-    /// `JSONEncoder`'s snake_case rule: words split before capitals (an acronym is one word), lowercased,
-    /// joined with `_`.
-    static func snakeCase(_ key: String) -> String {
-        guard !key.isEmpty else { return key }
-        var words: [Range<String.Index>] = []
-        var wordStart = key.startIndex
-        var searchRange = key.index(after: wordStart)..<key.endIndex
-        while let upper = key.rangeOfCharacter(from: .uppercaseLetters, options: [], range: searchRange) {
-            words.append(wordStart..<upper.lowerBound)
-            searchRange = upper.lowerBound..<searchRange.upperBound
-            guard let lower = key.rangeOfCharacter(from: .lowercaseLetters, options: [], range: searchRange) else {
-                wordStart = searchRange.lowerBound
-                break
-            }
-            if lower.lowerBound == key.index(after: upper.lowerBound) {
-                wordStart = upper.lowerBound
-            } else {
-                let beforeLower = key.index(before: lower.lowerBound)
-                words.append(upper.lowerBound..<beforeLower)
-                wordStart = beforeLower
-            }
-            searchRange = lower.upperBound..<searchRange.upperBound
-        }
-        words.append(wordStart..<searchRange.upperBound)
-        return words.filter { !$0.isEmpty }.map { key[$0].lowercased() }.joined(separator: "_")
-    }
 }

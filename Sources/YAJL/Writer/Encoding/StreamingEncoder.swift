@@ -115,7 +115,7 @@ final class StreamingEncoder: Encoder {
 
     private func snakeCase(_ key: String) -> String {
         if let converted = snakeCaseKeys[key] { return converted }
-        let converted = JSONRecordEncodingOptions.snakeCase(key)
+        let converted = KeyCaseConversion.snakeCase(key)
         if snakeCaseKeys.count < 4096 { snakeCaseKeys[key] = converted }
         return converted
     }
