@@ -27,10 +27,6 @@ static inline CURLcode ccurl_setopt_callback(CURL *handle, CURLoption option, cc
     return curl_easy_setopt(handle, option, value);
 }
 
-static inline CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-
 /* Resumes a transfer paused by CURL_WRITEFUNC_PAUSE; may call the write callback at once. */
 static inline CURLcode ccurl_unpause(CURL *handle) {
     return curl_easy_pause(handle, CURLPAUSE_CONT);

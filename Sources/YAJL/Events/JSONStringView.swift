@@ -46,12 +46,5 @@ public struct JSONStringView: CustomStringConvertible {
     public static func == (string: String, view: JSONStringView) -> Bool { view == string }
 }
 
-@usableFromInline
-func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
-    let b = b.assumingMemoryBound(to: UInt8.self)
-    for i in 0..<count where a[i] != b[i] { return false }
-    return true
-}
-
 @available(*, unavailable, message: "a JSONStringView borrows YAJL's buffer for one callback; copy it with .string")
 extension JSONStringView: Sendable {}

@@ -40,6 +40,37 @@ struct ChunkFeeder {
             readSize = min(maxSize, readSize * 2)
         }
     }
+
+    /// Reads the next chunk from `source`: one `read`, or a full buffer while a token spans reads.
+    /// Empty at the end of the input.
+    mutating func read(from source: inout some JSONByteSource) throws -> UnsafeRawBufferPointer {
+        let buffer = nextBuffer()
+        let count = isGrowing ? try source.readFully(into: buffer) : try source.read(into: buffer)
+        return UnsafeRawBufferPointer(rebasing: buffer[..<count])
+    }
+
+    /// Reads the next chunk from an asynchronous source (as ``read(from:)-sync``). Task
+    /// cancellation is checked before the read and when the source reports its end, and throws
+    /// `CancellationError`: many async sequences (`AsyncStream` among them) end early when their
+    /// task is cancelled, and that is not the end of the document.
+    mutating func read(from source: inout some AsyncJSONByteSource) async throws -> UnsafeRawBufferPointer {
+        try Task.checkCancellation()
+        let buffer = nextBuffer()
+        let count = isGrowing ? try await source.readFully(into: buffer) : try await source.read(into: buffer)
+        if count == 0 { try Task.checkCancellation() }
+        return UnsafeRawBufferPointer(rebasing: buffer[..<count])
+    }
+
+    /// Parses a chunk from ``read(from:)-sync`` (finishing the document at the end of the input)
+    /// and adapts the next read.
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, to parser: JSONParser) throws {
+        if chunk.isEmpty {
+            try parser.finish()
+            return
+        }
+        try parser.parse(chunk)
+        adapt(producedEvents: parser.lastChunkProducedEvents)
+    }
 }
 
 extension JSONParser {
@@ -57,13 +88,7 @@ extension JSONParser {
         var source = source
         var feeder = ChunkFeeder(options: options)
         defer { feeder.deallocate() }
-        while state == .parsing {
-            let buffer = feeder.nextBuffer()
-            let n = feeder.isGrowing ? try source.readFully(into: buffer) : try source.read(into: buffer)
-            if n == 0 { return try finish() }
-            try parse(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-            feeder.adapt(producedEvents: lastChunkProducedEvents)
-        }
+        while state == .parsing { try feeder.feed(try feeder.read(from: &source), to: self) }
         return state
     }
 
@@ -89,19 +114,7 @@ extension JSONParser {
         var source = source
         var feeder = ChunkFeeder(options: options)
         defer { feeder.deallocate() }
-        while state == .parsing {
-            try Task.checkCancellation()
-            let buffer = feeder.nextBuffer()
-            let n = feeder.isGrowing ? try await source.readFully(into: buffer) : try await source.read(into: buffer)
-            if n == 0 {
-                // Many async sequences (AsyncStream among them) end early when the task is
-                // cancelled: that is not the end of the document.
-                try Task.checkCancellation()
-                return try finish()
-            }
-            try parse(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-            feeder.adapt(producedEvents: lastChunkProducedEvents)
-        }
+        while state == .parsing { try feeder.feed(try await feeder.read(from: &source), to: self) }
         return state
     }
 }

@@ -16,13 +16,7 @@
 /// up to three batches of 64 KiB of parsed records are then in memory. Dropping the reader stops
 /// that thread after its current read and releases the source.
 public final class JSONRecordReader<Record: Decodable> {
-    /// Parsing in `next()` (``JSONRecordOptions/parsesConcurrently`` off).
-    private var extraction: RecordExtraction<Record>?
-    private var source: (any JSONByteSource)?
-    /// Parsing on a thread of its own, started by the first `next()` and stopped with the reader.
-    private var pipeline: PipelineOwner<Record>?
-    private let queries: [JSONPathQuery]
-    private let options: JSONRecordOptions
+    private let stream: RecordStream<Record>
     /// Where `next()` has a record decoded (uninitialized between calls). Allocated last in `init`,
     /// after everything that can throw: a throwing `init` runs no `deinit` to free it.
     private let valueSlot: UnsafeMutablePointer<Record>
@@ -36,16 +30,8 @@ public final class JSONRecordReader<Record: Decodable> {
         _ type: Record.Type = Record.self, at paths: [String], from source: some JSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) throws {
-        queries = try paths.map(JSONPathQuery.init)
-        self.options = options
         report = JSONRecordReport(maxKept: options.maxKeptFailures)
-        if options.parsesConcurrently {
-            try RecordExtraction<Record>.validate(queries)
-            pipeline = PipelineOwner(RecordPipeline(queries: queries, options: options, report: report, source: source))
-        } else {
-            extraction = try RecordExtraction(queries: queries, options: options, report: report)
-            self.source = source
-        }
+        stream = try RecordStream(queries: try paths.map(JSONPathQuery.init), input: .blocking(source), options: options, report: report)
         valueSlot = .allocate(capacity: 1)
     }
 
@@ -61,42 +47,13 @@ public final class JSONRecordReader<Record: Decodable> {
 
     /// The next record, or `nil` at the end (of the input, or of the matches, or at the limit).
     public func next() throws -> Record? {
-        guard let pipeline = startedPipeline() else { return try nextRecord()?.value }
-        guard try pipeline.nextValue(into: valueSlot) else { return nil }
+        guard try stream.nextValue(into: valueSlot) else { return nil }
         return valueSlot.move()
     }
 
     /// The next record with where it came from (its path, which path matched, its line).
     public func nextRecord() throws -> JSONRecord<Record>? {
-        if let pipeline = startedPipeline() { return try pipeline.nextRecord() }
-        guard let extraction = try serialExtraction() else { return nil }
-        while true {
-            if let record = try extraction.next() { return record }
-            guard !extraction.isDone, source != nil else {
-                source = nil  // release the source (and close its file) as soon as we are done
-                return nil
-            }
-            extraction.readAndParse(from: &source!)
-        }
-    }
-
-    /// The pipeline, started on first use; `nil` when parsing is not concurrent (or no thread
-    /// could be started: then the reader goes on without one).
-    private func startedPipeline() -> RecordPipeline<Record>? {
-        guard let owner = pipeline else { return nil }
-        if owner.start() { return owner.pipeline }
-        source = owner.pipeline.takeSource()
-        pipeline = nil
-        return nil
-    }
-
-    /// The engine when parsing in `next()`, made on first use after a failed thread start.
-    private func serialExtraction() throws -> RecordExtraction<Record>? {
-        if let extraction { return extraction }
-        guard source != nil else { return nil }
-        let made = try RecordExtraction<Record>(queries: queries, options: options, report: report)
-        extraction = made
-        return made
+        try stream.next()
     }
 
     /// Calls `body` with every remaining record.

@@ -22,11 +22,11 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
     private let source: Source
     private let options: JSONRecordOptions
 
-    /// Where the bytes come from: an asynchronous source, or a blocking one (which can be read on
-    /// a thread of its own), with its async adapter for when it is not.
+    /// Where the bytes come from: an asynchronous source, or a blocking one (read on a thread of
+    /// its own, or through ``BlockingAsyncByteSource``).
     enum Source {
         case async(any AsyncJSONByteSource)
-        case blocking(any JSONByteSource, adapted: any AsyncJSONByteSource)
+        case blocking(any JSONByteSource)
     }
 
     /// What the iterations have done so far: records delivered and skipped, bytes read.
@@ -60,7 +60,7 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
         _ type: Record.Type = Record.self, at path: String, from source: some JSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) {
-        self.init(type, at: [path], from: .blocking(source, adapted: BlockingAsyncByteSource(source)), options: options)
+        self.init(type, at: [path], from: .blocking(source), options: options)
     }
 
     /// The records at any of `paths`, from a blocking source.
@@ -68,7 +68,7 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
         _ type: Record.Type = Record.self, at paths: [String], from source: some JSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) {
-        self.init(type, at: paths, from: .blocking(source, adapted: BlockingAsyncByteSource(source)), options: options)
+        self.init(type, at: paths, from: .blocking(source), options: options)
     }
 
     /// The records at `path`, from a source that reads both ways (such as `HTTPByteSource` from `YAJLHTTP`): read asynchronously.
@@ -100,71 +100,22 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
 
         /// Iterates records with their metadata.
         public struct AsyncIterator: AsyncIteratorProtocol {
-            private var extraction: Result<RecordExtraction<Record>, any Error>?
-            private var source: (any AsyncJSONByteSource)?
-            /// Parsing on a thread of its own (a blocking source, ``JSONRecordOptions/parsesConcurrently``).
-            private var pipeline: PipelineOwner<Record>?
-            private let queries: Result<[JSONPathQuery], JSONPathSyntaxError>
-            private let options: JSONRecordOptions
-            private let report: JSONRecordReport
+            /// The engine; a class, so that dropping the iterator (leaving a `for try await`
+            /// loop early) stops its parsing thread.
+            private let stream: Result<RecordStream<Record>, any Error>
 
             init(queries: Result<[JSONPathQuery], JSONPathSyntaxError>, source: Source, options: JSONRecordOptions, report: JSONRecordReport) {
-                self.queries = queries
-                self.options = options
-                self.report = report
+                let input: RecordStream<Record>.Input
                 switch source {
-                case .blocking(let blocking, _) where options.parsesConcurrently:
-                    do {
-                        let queries = try queries.get()
-                        try RecordExtraction<Record>.validate(queries)
-                        pipeline = PipelineOwner(RecordPipeline(queries: queries, options: options, report: report, source: blocking))
-                    } catch {
-                        extraction = .failure(error)
-                    }
-                    self.source = nil
-                case .blocking(_, let adapted):
-                    self.source = adapted
-                case .async(let async):
-                    self.source = async
+                case .async(let async): input = .async(async)
+                case .blocking(let blocking): input = .blocking(blocking)
                 }
+                stream = Result { try RecordStream(queries: try queries.get(), input: input, options: options, report: report) }
             }
 
             public mutating func next() async throws -> JSONRecord<Record>? {
-                if let owner = pipeline {
-                    if owner.start() { return try await owner.pipeline.awaitNextRecord() }
-                    source = owner.pipeline.takeSource().map { BlockingAsyncByteSource(ErasedByteSource($0)) }
-                    pipeline = nil  // no thread could be started: parse in the task
-                }
-                if extraction == nil {
-                    extraction = Result { try RecordExtraction(queries: try queries.get(), options: options, report: report) }
-                }
-                let extraction = try self.extraction!.get()
-                while true {
-                    if let record = try extraction.next() { return record }
-                    guard !extraction.isDone, source != nil else {
-                        source = nil  // release the source as soon as we are done
-                        return nil
-                    }
-                    do {
-                        try Task.checkCancellation()
-                        let (buffer, fill) = extraction.nextBuffer()
-                        let count = fill ? try await source!.readFully(into: buffer) : try await source!.read(into: buffer)
-                        if count == 0 { try Task.checkCancellation() }
-                        extraction.consume(count, of: buffer)
-                    } catch {
-                        source = nil  // release the source on cancellation and on a failed read
-                        self.extraction = .failure(error)
-                        throw error
-                    }
-                }
+                try await stream.get().next()
             }
         }
     }
-}
-
-/// A ``JSONByteSource`` existential as a concrete source (for the adapters' generic parameter).
-struct ErasedByteSource: JSONByteSource {
-    var base: any JSONByteSource
-    init(_ base: any JSONByteSource) { self.base = base }
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { try base.read(into: buffer) }
 }

@@ -21,7 +21,6 @@ struct PathMatcher {
     private let queryOfState: [Int]
     /// Per query: the state reached at the end of its anchor (its leading plain segments).
     let anchorStates: [UInt64]
-    let queryCount: Int
 
     static let maxStates = 64
 
@@ -63,7 +62,6 @@ struct PathMatcher {
         self.initial = initial
         self.accepting = accepting
         self.anchorStates = anchors
-        self.queryCount = queries.count
     }
 
     /// The states of the child at `key` of a container in `states`.

@@ -6,8 +6,8 @@ import Musl
 import Darwin
 #endif
 
-/// The only place in the package that calls libc: `open`, `read`, `write`, `close` (and `realloc`
-/// for growable buffers), in the
+/// The only place in the package that calls libc: `open`, `read`, `write`, `close`, `realloc`
+/// for growable buffers and `pthread_create` for the parsing thread, in the
 /// style of swift-system. Every call is retried on `EINTR` in one helper, and `errno` becomes a
 /// ``JSONIOError`` naming the operation and its target.
 package enum Syscalls {
@@ -84,6 +84,36 @@ package enum Syscalls {
     /// Frees a block from ``reallocate(_:byteCount:)``.
     package static func free(_ block: UnsafeMutableRawPointer) {
         systemFree(block)
+    }
+
+    /// Runs `body` on a new detached POSIX thread with a stack of `stackSize` bytes; `false` if
+    /// no thread could be created (the body is then released unrun). The body takes over what it
+    /// captures: the starting thread must not touch it afterwards except through synchronization.
+    package static func startDetachedThread(stackSize: Int, _ body: @escaping () -> Void) -> Bool {
+        final class Box: @unchecked Sendable {
+            let body: () -> Void
+            init(_ body: @escaping () -> Void) { self.body = body }
+        }
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        pthread_attr_setstacksize(&attributes, stackSize)
+        let context = Unmanaged.passRetained(Box(body)).toOpaque()
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
+        var thread = pthread_t()
+        #endif
+        let status = pthread_create(&thread, &attributes, { context in
+            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, context)
+        guard status == 0 else {
+            Unmanaged<Box>.fromOpaque(context).release()
+            return false
+        }
+        return true
     }
 
     /// The name of a descriptor in messages: `standard output`, `standard error`, `stdin`, `fd N`.

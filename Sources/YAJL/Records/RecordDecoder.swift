@@ -2,8 +2,8 @@
 /// caches), the failure policy, and the report of records delivered and skipped.
 ///
 /// Runs on the thread that asks for records, always: with concurrent parsing, this object is
-/// the caller's side of the ``RecordPipeline``.
-final class RecordDecoding<Record: Decodable> {
+/// the caller's side of the ``ConcurrentRecordStream``.
+final class RecordDecoder<Record: Decodable> {
     private let session: DecodingSession
     private let policy: JSONRecordOptions.DecodingFailurePolicy
     let report: JSONRecordReport

@@ -1,26 +1,8 @@
-/// A selected value with where it came from.
-public struct JSONRecord<Value> {
-    /// The selected value (owned, or decoded).
-    public var value: Value
-    /// The value's path in its document, e.g. `$.results[41]`.
-    public let path: JSONPath
-    /// Which of the selected paths matched (its position in the list given).
-    public let queryIndex: Int
-    /// Which top-level value it belongs to (0 unless multiple values are allowed: NDJSON lines).
-    public let topLevelIndex: Int
-    /// The 1-based line where the value starts (the NDJSON line number).
-    public let line: Int
-    /// The absolute byte offset just past the value's first token.
-    public let byteOffset: Int
-}
-
-extension JSONRecord: Sendable where Value: Sendable {}
-
 /// A selected value waiting on the tape: where it starts, and where it came from.
 struct SelectedValue {
-    let start: Int
+    var start: Int
     /// Where the record's source positions begin on the tape (for errors).
-    let positionStart: Int
+    var positionStart: Int
     let path: JSONPath
     let queryIndex: Int
     let topLevelIndex: Int
@@ -28,12 +10,13 @@ struct SelectedValue {
     let byteOffset: Int
 }
 
-/// A handler that selects values by path while the document streams and captures each one.
+/// The parser's handler for records: selects values by path while the document streams, and
+/// captures each selected value on a ``Tape``.
 ///
 /// Outside a selected value it only follows the path (one state mask per open container, nothing
 /// at all below containers no path can reach); inside one it records events on a ``Tape``. Memory
 /// is the selected value being recorded plus the records of the current chunk not yet handed out.
-final class RecordSelector: JSONEventHandler {
+final class RecordCapture: JSONEventHandler {
     private struct Frame {
         var states: UInt64
         var isArray: Bool
@@ -51,7 +34,13 @@ final class RecordSelector: JSONEventHandler {
     private var frames: [Frame] = []
     /// Selected values, recorded flat; cleared by the consumer once its records are handed out.
     let tape = Tape()
-    private var captureInfo: (start: Int, positionStart: Int, path: JSONPath, query: Int, topLevel: Int, line: Int, offset: Int, anchors: UInt64)?
+    /// The value being captured: its record (complete when the value ends) and the queries it
+    /// anchors.
+    private var captureInfo: PendingCapture?
+    private struct PendingCapture {
+        var record: SelectedValue
+        let anchors: UInt64
+    }
     private var exhausted: UInt64 = 0
     private let allQueries: UInt64
 
@@ -60,8 +49,6 @@ final class RecordSelector: JSONEventHandler {
     var ready: [SelectedValue] = []
     /// Records selected so far.
     private(set) var selectedCount = 0
-    /// Whether the selector stopped the parse because nothing more can match or the limit was hit.
-    private(set) var finishedEarly = false
     /// Called when a record completes and the tape holds at least ``batchFootprint`` bytes, to
     /// hand the completed records out before the read ends (keeping tapes small).
     var batchIsReady: (() -> Void)?
@@ -78,10 +65,10 @@ final class RecordSelector: JSONEventHandler {
     /// Drops the handed-out records from the tape, keeping a record still being recorded.
     func releaseHandedOutRecords() {
         ready.removeAll(keepingCapacity: true)
-        if let start = captureInfo?.start, tape.isCapturing {
-            tape.discard(before: start, positionsBefore: captureInfo!.positionStart)
-            captureInfo?.start = 0
-            captureInfo?.positionStart = 0
+        if let start = captureInfo?.record.start, tape.isCapturing {
+            tape.discard(before: start, positionsBefore: captureInfo!.record.positionStart)
+            captureInfo?.record.start = 0
+            captureInfo?.record.positionStart = 0
         } else {
             tape.removeAll()
         }
@@ -91,10 +78,10 @@ final class RecordSelector: JSONEventHandler {
     /// recording with a record still being recorded, if any.
     func takeCompletedRecords(into spare: Tape) -> (tape: Tape, records: [SelectedValue]) {
         spare.removeAll()
-        if let start = captureInfo?.start, tape.isCapturing {
-            spare.takeIncompleteRecord(from: tape, at: start, positionsAt: captureInfo!.positionStart)
-            captureInfo?.start = 0
-            captureInfo?.positionStart = 0
+        if let start = captureInfo?.record.start, tape.isCapturing {
+            spare.takeIncompleteRecord(from: tape, at: start, positionsAt: captureInfo!.record.positionStart)
+            captureInfo?.record.start = 0
+            captureInfo?.record.positionStart = 0
         }
         // `spare` holds the incomplete record (if any), `tape` the completed ones: exchange them.
         tape.swapContents(with: spare)
@@ -127,11 +114,15 @@ final class RecordSelector: JSONEventHandler {
         let anchors = states == 0 ? 0 : matcher.anchoredQueries(states) & ~matcher.anchoredQueries(parentStates)
         if states & matcher.accepting != 0 {
             if let limit, selectedCount >= limit {  // `limit: 0` selects nothing
-                finishedEarly = true
                 context.stop()
                 return
             }
-            captureInfo = (tape.count, tape.positionCount, context.path ?? .root, matcher.matchedQuery(states), context.topLevelIndex, context.line, context.byteOffset, anchors)
+            captureInfo = PendingCapture(
+                record: SelectedValue(
+                    start: tape.count, positionStart: tape.positionCount, path: context.path ?? .root,
+                    queryIndex: matcher.matchedQuery(states), topLevelIndex: context.topLevelIndex, line: context.line,
+                    byteOffset: context.byteOffset),
+                anchors: anchors)
             record(tape)
             if !isContainer { emit(context: context) }
         } else if isContainer {
@@ -144,12 +135,9 @@ final class RecordSelector: JSONEventHandler {
     private func emit(context: JSONEventContext) {
         guard let info = captureInfo else { return }
         captureInfo = nil
-        ready.append(SelectedValue(
-            start: info.start, positionStart: info.positionStart, path: info.path, queryIndex: info.query, topLevelIndex: info.topLevel, line: info.line,
-            byteOffset: info.offset))
+        ready.append(info.record)
         selectedCount += 1
         if let limit, selectedCount >= limit {
-            finishedEarly = true
             context.stop()
             return
         }
@@ -161,7 +149,6 @@ final class RecordSelector: JSONEventHandler {
         guard stopsEarly else { return }
         exhausted |= queries
         if exhausted & allQueries == allQueries {
-            finishedEarly = true
             context.stop()
         }
     }

@@ -1,0 +1,163 @@
+/// The engine behind both public record types: ``JSONRecordReader`` (blocking) and
+/// ``JSONRecords`` (async) each wrap one. It chooses, on the first request, between its two modes,
+/// and falls back from one to the other in one place:
+///
+/// - **serial**: a ``RecordParser`` in the caller reads and parses a chunk whenever no record is
+///   waiting, and ``RecordDecoder`` decodes the captured records;
+/// - **concurrent**: a ``ConcurrentRecordStream`` reads and parses on a thread of its own (a
+///   blocking source with ``JSONRecordOptions/parsesConcurrently``); when no thread can be
+///   started, the stream goes on serially with the same source.
+///
+/// Dropping the stream stops its parsing thread and releases the source.
+final class RecordStream<Record: Decodable> {
+    /// Where the bytes come from.
+    enum Input {
+        /// A source that blocks the calling thread (a file, a pipe, memory).
+        case blocking(any JSONByteSource)
+        /// A source read with `await`.
+        case async(any AsyncJSONByteSource)
+    }
+
+    private enum Mode {
+        /// Not started: the first request chooses the mode.
+        case idle
+        case serial(RecordParser)
+        case concurrent(ConcurrentRecordStream<Record>)
+        /// An async read failed or was cancelled: every later request throws this.
+        case failed(any Error)
+    }
+
+    private var mode = Mode.idle
+    private let queries: [JSONPathQuery]
+    private let options: JSONRecordOptions
+    private let decoder: RecordDecoder<Record>
+    /// The source, held here (not in `mode`) so that reads mutate it in place; `nil` once the
+    /// input is done, so that a file closes as soon as it is read.
+    private var blockingSource: (any JSONByteSource)?
+    private var asyncSource: (any AsyncJSONByteSource)?
+    /// The next waiting record of the serial mode's capture.
+    private var head = 0
+
+    /// A stream of the records at `queries`.
+    /// - Throws: ``JSONPathSyntaxError`` for an empty list or more paths than the matcher takes.
+    init(queries: [JSONPathQuery], input: Input, options: JSONRecordOptions, report: JSONRecordReport) throws {
+        try RecordParser.validate(queries)
+        self.queries = queries
+        self.options = options
+        decoder = RecordDecoder(options: options, report: report)
+        switch input {
+        case .blocking(let source): blockingSource = source
+        case .async(let source): asyncSource = source
+        }
+    }
+
+    deinit {
+        if case .concurrent(let stream) = mode { stream.cancel() }
+    }
+
+    // MARK: Blocking
+
+    /// The next record with its metadata; `nil` at the end. Blocks while the source is read.
+    func next() throws -> JSONRecord<Record>? {
+        switch try started(async: false) {
+        case .concurrent(let stream): return try stream.nextRecord()
+        case .serial(let parser):
+            while true {
+                if let record = try dequeueRecord(parser) { return record }
+                if let failure = parser.failure { throw failure }
+                guard !parser.isDone, blockingSource != nil else { return end() }
+                parser.readAndParse(from: &blockingSource!)
+            }
+        case .failed(let error): throw error
+        case .idle: preconditionFailure("started")
+        }
+    }
+
+    /// The next record's value decoded into `slot` (uninitialized); `false` at the end.
+    func nextValue(into slot: UnsafeMutablePointer<Record>) throws -> Bool {
+        if case .concurrent(let stream) = try started(async: false) { return try stream.nextValue(into: slot) }
+        guard let record = try next() else { return false }
+        slot.initialize(to: record.value)
+        return true
+    }
+
+    // MARK: Async
+
+    /// The next record with its metadata; `nil` at the end. Suspends (never blocks a thread of the
+    /// cooperative pool in the concurrent mode) while the source is read; task cancellation throws
+    /// `CancellationError` and releases the source.
+    func next() async throws -> JSONRecord<Record>? {
+        switch try started(async: true) {
+        case .concurrent(let stream): return try await stream.awaitNextRecord()
+        case .serial(let parser):
+            while true {
+                if let record = try dequeueRecord(parser) { return record }
+                if let failure = parser.failure { throw failure }
+                guard !parser.isDone, asyncSource != nil else { return end() }
+                do {
+                    try await parser.readAndParse(from: &asyncSource!)
+                } catch {
+                    asyncSource = nil  // release the source on cancellation and on a failed read
+                    mode = .failed(error)
+                    throw error
+                }
+            }
+        case .failed(let error): throw error
+        case .idle: preconditionFailure("started")
+        }
+    }
+
+    // MARK: The modes
+
+    /// The mode, chosen on the first request: concurrent for a blocking source when
+    /// ``JSONRecordOptions/parsesConcurrently`` is set and a thread starts, serial otherwise.
+    /// Async requests read a blocking source through ``BlockingAsyncByteSource`` when serial.
+    private func started(async: Bool) throws -> Mode {
+        guard case .idle = mode else { return mode }
+        if options.parsesConcurrently, let source = blockingSource {
+            let stream = ConcurrentRecordStream(queries: queries, options: options, decoder: decoder, source: source)
+            blockingSource = nil
+            if stream.start() {
+                mode = .concurrent(stream)
+                return mode
+            }
+            blockingSource = stream.takeSource()  // no thread could be started: parse in the caller
+        }
+        if async, let source = blockingSource {
+            asyncSource = Self.adapted(source)
+            blockingSource = nil
+        }
+        mode = .serial(try RecordParser(queries: queries, options: options, report: decoder.report))
+        return mode
+    }
+
+    /// A blocking source read from async code (opens the existential for the generic adapter).
+    private static func adapted(_ source: some JSONByteSource) -> any AsyncJSONByteSource {
+        BlockingAsyncByteSource(source)
+    }
+
+    /// The end of the input: releases the source (closing a file at once).
+    private func end() -> JSONRecord<Record>? {
+        blockingSource = nil
+        asyncSource = nil
+        return nil
+    }
+
+    /// The next waiting record of the serial mode, decoded; `nil` when none is waiting. Once all
+    /// are handed out, the capture's storage is reused.
+    private func dequeueRecord(_ parser: RecordParser) throws -> JSONRecord<Record>? {
+        let capture = parser.capture
+        while head < capture.ready.count {
+            let position = head
+            head += 1
+            defer {
+                if head == capture.ready.count {
+                    capture.releaseHandedOutRecords()
+                    head = 0
+                }
+            }
+            if let record = try decoder.decodeRecord(capture.ready, position, from: capture.tape.view) { return record }
+        }
+        return nil
+    }
+}
