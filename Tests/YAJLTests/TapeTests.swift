@@ -43,8 +43,9 @@ struct TapeTests {
             case .null: tape.scalar(.null, at: at)
             }
         }
-        var output: [UInt8] = []
-        tape.view.appendMinified(0, to: &output)
+        var emitter = MinifiedEmitter()
+        tape.view.write(0, to: &emitter)
+        let output = emitter.output
         #expect(String(decoding: output, as: UTF8.self) == document)
         #expect(tape.view.minifiedLength(0) == output.count)
         #expect(tape.view.minified(0) == output)
@@ -107,8 +108,9 @@ struct TapeTests {
         tape.endContainer()
         #expect(!tape.isCapturing)
         let view = tape.view
-        var output: [UInt8] = []
-        view.appendMinified(0, to: &output)
+        var emitter = MinifiedEmitter()
+        view.write(0, to: &emitter)
+        let output = emitter.output
         #expect(String(decoding: output, as: UTF8.self) == #"{"":[1,22,0.5,-0,[true]],"k":null}"#)
         #expect(view.count(0) == 2 && view.end(0) == tape.count)
         #expect(view.minifiedLength(0) == output.count)

@@ -286,8 +286,7 @@ public final class JSONParser {
         // The input may have been only the start of a byte order mark: parse it as input.
         if try feedHeldByteOrderMark() == .stopped { return .stopped }
         try check(
-            bridge.complete(end: bytesConsumed), chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed,
-            atEndOfInput: true)
+            bridge.complete(end: bytesConsumed), chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed)
         if state == .stopped { return .stopped }
         state = .finished
         return .finished
@@ -296,12 +295,7 @@ public final class JSONParser {
     // MARK: Errors
 
     /// Turns a bridge status into a state change or a thrown, located error.
-    ///
-    /// `atEndOfInput` marks `yajl_complete_parse`: a lexical error there is a truncation, whatever
-    /// YAJL calls it (a literal cut short is "invalid string in json text" to YAJL).
-    private func check(
-        _ status: YAJLParserBridge.Status, chunk: UnsafeRawBufferPointer, base: Int, atEndOfInput: Bool = false
-    ) throws {
+    private func check(_ status: YAJLParserBridge.Status, chunk: UnsafeRawBufferPointer, base: Int) throws {
         switch status {
         case .ok:
             return
@@ -318,27 +312,10 @@ public final class JSONParser {
             // The handler asked to stop: count the input up to the event that stopped it.
             bytesConsumed = bridge.state.pointee.currentOffset
             state = .stopped
-        case .error(let message, let consumed):
-            var offset = base + min(consumed, chunk.count)
-            if consumed > 0 && consumed <= chunk.count {
-                // YAJL has consumed the offending byte: point at it, not after it.
-                let last = chunk[consumed - 1]
-                if message == "invalid char in json text"
-                    || (message == "unallowed token at this point in JSON text" && Self.isStructural(last)) {
-                    offset -= 1
-                }
-            }
-            if consumed == 0 && message.hasPrefix("after key and value") {
-                offset -= bridge.state.pointee.position.lengthOfSplitToken(continuingInto: chunk)
-            }
-            let kind = Self.kind(of: message)
-            let lexical: Set<JSONParseError.Kind> = [.invalidCharacter, .invalidNumber, .invalidUTF8, .invalidEscape]
-            if atEndOfInput && (kind == .prematureEndOfInput || lexical.contains(kind)) {
-                // YAJL ends the input with a space: a lexical error there means a token was cut.
-                let text = message == "premature EOF" ? message : "premature EOF (yajl: \(message))"
-                throw fail(parseError(.prematureEndOfInput, text, offset: bytesConsumed, chunk: chunk, base: base))
-            }
-            throw fail(parseError(kind, message, offset: offset, chunk: chunk, base: base))
+        case .error(let error):
+            throw fail(parseError(
+                error.kind, error.message, offset: error.offset, chunk: chunk, base: base,
+                mayStartNextValue: error.mayStartNextValue, isInsideString: error.isInsideString))
         }
     }
 
@@ -355,9 +332,12 @@ public final class JSONParser {
         parseError(kind, "\(what) (raise Options.\(option))", option: option, offset: offset, chunk: chunk, base: base)
     }
 
+    /// A located error. `mayStartNextValue` and `isInsideString` say where its path points (see
+    /// ``YAJLError``); an error found on the Swift side is inside a string when it is about UTF-8
+    /// or an escape.
     private func parseError(
         _ kind: JSONParseError.Kind, _ message: String, option: String? = nil, offset: Int,
-        chunk: UnsafeRawBufferPointer, base: Int
+        chunk: UnsafeRawBufferPointer, base: Int, mayStartNextValue: Bool = false, isInsideString: Bool? = nil
     ) -> JSONParseError {
         let position = bridge.state.pointee.position
         let (line, column) = position.lineAndColumn(of: offset, in: chunk, base: base)
@@ -367,9 +347,9 @@ public final class JSONParser {
             // A token where a value or key was expected (after `[`, `{` or `,`) is located at that
             // next element or at the object, not at the value before it.
             // So is an error inside a string in an array: the string's event has not come yet.
-            let insideString = kind == .invalidUTF8 || kind == .invalidEscape || message == "invalid character inside string"
+            let insideString = isInsideString ?? (kind == .invalidUTF8 || kind == .invalidEscape)
             let atNextValue = (insideString && bridge.state.pointee.path.innermostIsArray)
-                || (Self.locatesNextValue(kind, message)
+                || (mayStartNextValue
                     && [UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "{")].contains(
                         position.lastSignificantByte(before: offset, in: chunk, base: base)))
             path = bridge.state.pointee.path.materialize(atNextValue: atNextValue)
@@ -377,43 +357,6 @@ public final class JSONParser {
         return JSONParseError(
             kind: kind, message: message, limitOption: option, byteOffset: offset, line: line, column: column,
             path: path, excerpt: excerpt, excerptMarker: marker)
-    }
-
-    /// `]`, `}`, `,` and `:`: one-byte tokens.
-    private static func isStructural(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":")
-    }
-
-    /// Whether an error is about a token where a value or key was expected (so it may start the
-    /// next element). Not YAJL's `after …` and `object key and value …` errors: they come where a
-    /// separator was expected, after a complete value, and stay located at that value (their
-    /// offset may move within a string token with the chunking; their path must not).
-    private static func locatesNextValue(_ kind: JSONParseError.Kind, _ message: String) -> Bool {
-        switch kind {
-        case .invalidCharacter, .invalidNumber: return true
-        case .unexpectedToken: return !message.hasPrefix("after ") && !message.hasPrefix("object key and value")
-        default: return false
-        }
-    }
-
-    /// Classifies YAJL's message (it exposes no error codes for lexical errors).
-    static func kind(of message: String) -> JSONParseError.Kind {
-        switch message {
-        case "premature EOF": return .prematureEndOfInput
-        case "trailing garbage": return .trailingGarbage
-        case "invalid bytes in UTF8 string": return .invalidUTF8
-        case "probable comment found in input text, comments are not enabled": return .commentNotAllowed
-        case "invalid char in json text", "invalid character inside string", "invalid string in json text":
-            return .invalidCharacter
-        case _ where message.hasPrefix("malformed number"): return .invalidNumber
-        case _ where message.hasPrefix("inside a string, '\\'") || message.hasPrefix("invalid (non-hex) character"):
-            return .invalidEscape
-        case "unallowed token at this point in JSON text", "invalid object key (must be a string)":
-            return .unexpectedToken
-        case _ where message.hasPrefix("after ") || message.hasPrefix("object key and value"):
-            return .unexpectedToken
-        default: return .other
-        }
     }
 }
 

@@ -2,7 +2,7 @@ private import CYAJL
 
 // The only file that calls libyajl's parser API.
 //
-// Design (measured in ../shared/design/HOT-PATH.md): one `yajl_callbacks` table of capture-free
+// Design (measured figures in Docs/HotPath.md): one `yajl_callbacks` table of capture-free
 // closures, allocated once per process (YAJL keeps the pointer, it does not copy the struct). The
 // context pointer is an unretained `CallbackTarget`, a final class reached in each callback through
 // `_withUnsafeGuaranteedRef`: its `let` properties (the handler, and a pointer to the mutable
@@ -134,8 +134,8 @@ final class YAJLParserBridge {
         case ok
         /// A callback returned 0: the handler threw, asked to stop, or a limit was hit.
         case stopped
-        /// YAJL rejected the input; `consumed` is the error's offset in the chunk.
-        case error(message: String, consumed: Int)
+        /// YAJL rejected the input.
+        case error(YAJLError)
     }
 
     /// `yajl_parse` over one chunk, which starts at absolute offset `base`.
@@ -144,7 +144,7 @@ final class YAJLParserBridge {
         state.pointee.chunkLength = chunk.count
         state.pointee.chunkStart = chunk.baseAddress
         let bytes = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        return status(yajl_parse(handle, bytes, chunk.count))
+        return status(yajl_parse(handle, bytes, chunk.count), chunk: chunk, base: base, atEndOfInput: false)
     }
 
     /// `yajl_complete_parse`: the input has ended at absolute offset `end`.
@@ -152,10 +152,10 @@ final class YAJLParserBridge {
         state.pointee.chunkBase = end
         state.pointee.chunkLength = 0
         state.pointee.chunkStart = nil
-        return status(yajl_complete_parse(handle))
+        return status(yajl_complete_parse(handle), chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: end, atEndOfInput: true)
     }
 
-    private func status(_ status: yajl_status) -> Status {
+    private func status(_ status: yajl_status, chunk: UnsafeRawBufferPointer, base: Int, atEndOfInput: Bool) -> Status {
         switch status {
         case yajl_status_ok: return .ok
         case yajl_status_client_canceled: return .stopped
@@ -166,7 +166,9 @@ final class YAJLParserBridge {
                 message = Self.errorMessage(from: UnsafeRawPointer(raw).assumingMemoryBound(to: CChar.self))
                 yajl_free_error(handle, raw)
             }
-            return .error(message: message, consumed: consumed)
+            return .error(YAJLError(
+                message: message, consumed: consumed, chunk: chunk, base: base, atEndOfInput: atEndOfInput, end: base,
+                position: state.pointee.position))
         }
     }
 

@@ -6,8 +6,8 @@
 /// callback), so pushing, popping and naming cost a few stores and one `memcpy` per key, and nothing
 /// is allocated per event. A ``JSONPath`` is built from the stack only when somebody asks for it.
 ///
-/// The storage is manually managed (`deallocate()` must be called by the owner) because it sits on
-/// the hot path behind an `UnsafeMutablePointer`, where Swift arrays would add uniqueness checks.
+/// The storage is two ``GrowableBuffer``s (`deallocate()` must be called by the owner): it sits on
+/// the hot path, where Swift arrays would add uniqueness checks.
 struct PathStack {
     struct Frame {
         /// `true` for an array, `false` for an object.
@@ -28,19 +28,15 @@ struct PathStack {
     static let maxKeyBytes = 4096
 
     private(set) var depth = 0
-    private var frames: UnsafeMutablePointer<Frame>
-    private var frameCapacity: Int
-    private var arena: UnsafeMutablePointer<UInt8>
-    private var arenaCapacity: Int
+    private var frames: GrowableBuffer<Frame>
+    private var arena: GrowableBuffer<UInt8>
     /// When `false`, only the depth and array indices are kept: keys are not copied.
     let keepsKeys: Bool
 
     init(keepsKeys: Bool) {
         self.keepsKeys = keepsKeys
-        frameCapacity = 64
-        frames = .allocate(capacity: frameCapacity)
-        arenaCapacity = keepsKeys ? 1024 : 0
-        arena = .allocate(capacity: max(arenaCapacity, 1))
+        frames = GrowableBuffer(capacity: 64)
+        arena = GrowableBuffer(capacity: keepsKeys ? 1024 : 1)
     }
 
     func deallocate() {
@@ -61,7 +57,7 @@ struct PathStack {
 
     @inline(__always)
     mutating func push(isArray: Bool) {
-        if depth == frameCapacity { growFrames() }
+        if depth == frames.capacity { frames.grow(toAtLeast: depth + 1) }
         let start: Int
         if depth == 0 {
             start = 0
@@ -90,9 +86,9 @@ struct PathStack {
         let start = frames[top].keyStart
         let kept = min(key.count, Self.maxKeyBytes)
         let end = start + kept
-        if end > arenaCapacity { growArena(to: end) }
+        if end > arena.capacity { arena.grow(toAtLeast: end) }
         if let base = key.baseAddress, kept > 0 {
-            (arena + start).update(from: base.assumingMemoryBound(to: UInt8.self), count: kept)
+            (arena.base + start).update(from: base.assumingMemoryBound(to: UInt8.self), count: kept)
         }
         frames[top].keyLength = kept
         frames[top].keyIsCut = kept < key.count
@@ -120,31 +116,11 @@ struct PathStack {
                 if frame.index >= 0 { components.append(.index(frame.index)) } else { break }
             } else {
                 if frame.keyLength < 0 { break }
-                let bytes = UnsafeBufferPointer(start: arena + frame.keyStart, count: frame.keyLength)
+                let bytes = UnsafeBufferPointer(start: arena.base + frame.keyStart, count: frame.keyLength)
                 let key = String(decoding: bytes, as: UTF8.self)
                 components.append(.key(frame.keyIsCut ? key + "…" : key))
             }
         }
         return JSONPath(components)
-    }
-
-    private mutating func growFrames() {
-        let newCapacity = frameCapacity * 2
-        let newFrames = UnsafeMutablePointer<Frame>.allocate(capacity: newCapacity)
-        newFrames.moveInitialize(from: frames, count: depth)
-        frames.deallocate()
-        frames = newFrames
-        frameCapacity = newCapacity
-    }
-
-    private mutating func growArena(to needed: Int) {
-        var newCapacity = max(arenaCapacity, 64)
-        while newCapacity < needed { newCapacity *= 2 }
-        let newArena = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        let used = depth > 0 ? frames[depth - 1].keyStart : 0
-        if used > 0 { newArena.update(from: arena, count: used) }
-        arena.deallocate()
-        arena = newArena
-        arenaCapacity = newCapacity
     }
 }

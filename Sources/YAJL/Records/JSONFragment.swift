@@ -26,13 +26,12 @@ extension TapeView {
     /// The value at `index` as minified JSON. A large value is measured first, so that its bytes
     /// are allocated once at their size (growing by doubling would peak at three times it).
     func minified(_ index: Int) -> [UInt8] {
-        var output: [UInt8] = []
-        if next(index) - index > 1 << 16 { output.reserveCapacity(minifiedLength(index)) }
-        appendMinified(index, to: &output)
-        return output
+        var emitter = MinifiedEmitter(capacity: next(index) - index > 1 << 16 ? minifiedLength(index) : 0)
+        write(index, to: &emitter)
+        return emitter.output
     }
 
-    /// The length of ``appendMinified(_:to:)``'s output for the value at `index`.
+    /// The length of ``minified(_:)``'s output for the value at `index`.
     func minifiedLength(_ index: Int) -> Int {
         switch kind(index) {
         case .null: return 4
@@ -51,36 +50,24 @@ extension TapeView {
         }
     }
 
-    /// Appends the value at `index` as minified JSON.
-    func appendMinified(_ index: Int, to output: inout [UInt8]) {
+    /// Writes the value at `index` to `sink`, token by token.
+    func write<Sink: JSONTokenSink>(_ index: Int, to sink: inout Sink) throws(Sink.Failure) {
         switch kind(index) {
-        case .null: output.append(contentsOf: "null".utf8)
-        case .bool: output.append(contentsOf: bool(index) ? "true".utf8 : "false".utf8)
-        case .number: output.append(contentsOf: text(index))
-        case .string, .key: JSONEscaping.appendQuoted(text(index), to: &output)
-        case .array:
-            output.append(UInt8(ascii: "["))
-            let first = firstChild(index), end = end(index)
-            var child = first
+        case .null: try sink.null()
+        case .bool: try sink.bool(bool(index))
+        case .number: try sink.number(validatedText: text(index))
+        case .string: try sink.string(utf8: text(index))
+        case .key: try sink.key(utf8: text(index))
+        case .array, .object:
+            let isObject = kind(index) == .object
+            if isObject { try sink.startObject() } else { try sink.startArray() }
+            let end = end(index)
+            var child = firstChild(index)
             while child < end {
-                if child > first { output.append(UInt8(ascii: ",")) }
-                appendMinified(child, to: &output)
+                try write(child, to: &sink)
                 child = next(child)
             }
-            output.append(UInt8(ascii: "]"))
-        case .object:
-            output.append(UInt8(ascii: "{"))
-            let first = firstChild(index), end = end(index)
-            var child = first
-            while child < end {
-                if child > first { output.append(UInt8(ascii: ",")) }
-                JSONEscaping.appendQuoted(text(child), to: &output)
-                output.append(UInt8(ascii: ":"))
-                let value = next(child)
-                appendMinified(value, to: &output)
-                child = next(value)
-            }
-            output.append(UInt8(ascii: "}"))
+            if isObject { try sink.endObject() } else { try sink.endArray() }
         }
     }
 }

@@ -25,15 +25,18 @@ public struct JSONRecordOptions: Sendable {
     /// Default `true`. It assumes keys are unique, as RFC 8259 recommends, and the input after that
     /// point is neither read nor validated. Never applies with `allowMultipleValues`.
     public var stopsEarly = true
-    /// Whether ``JSONRecordReader`` reads and parses on a thread of its own while `next()` decodes,
-    /// so that the two overlap. Default `true` on a machine with more than one core.
+    /// Whether a blocking source (a file, a pipe, memory) is read and parsed on a thread of its own
+    /// while records are decoded, so that the two overlap: for ``JSONRecordReader``, and for
+    /// ``JSONRecords`` over a blocking source (its task then suspends, never blocks, while it
+    /// waits). Default `true` on a machine with more than one core.
     ///
     /// It makes Decodable records about 1.6 to 1.9 times faster on two cores, for at most three
     /// reads' worth of records in memory instead of one (see Docs/Performance.md). Records,
     /// errors and their order are the same either way, and decoding (your `init(from:)`, custom
-    /// strategies) still runs on the caller's thread; the source is read on the parsing thread.
-    /// ``JSONRecords`` (async) always parses in its task.
-    public var parsesConcurrently = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
+    /// strategies) still runs on the caller's thread (or task); the source is read on the parsing
+    /// thread. An asynchronous source (``AsyncJSONByteSource``) is always read and parsed in the
+    /// iterating task.
+    public var parsesConcurrently = ProcessInfo.processInfo.activeProcessorCount > 1
 
     /// The defaults: strict single-document JSON, stop on the first record that does not decode.
     public init() {}

@@ -84,40 +84,30 @@ extension JSONValue: CustomStringConvertible {
     /// The value as minified JSON, numbers exactly as written, strings escaped as YAJL's generator
     /// escapes them (the same bytes as ``JSONFragment``).
     public var description: String {
-        var bytes: [UInt8] = []
-        appendMinified(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        var emitter = MinifiedEmitter()
+        write(to: &emitter)
+        return String(decoding: emitter.output, as: UTF8.self)
     }
 
-    /// Appends the value as minified JSON.
-    func appendMinified(to output: inout [UInt8]) {
+    /// Writes the value to `sink`, token by token.
+    func write<Sink: JSONTokenSink>(to sink: inout Sink) throws(Sink.Failure) {
         switch self {
-        case .null: output.append(contentsOf: "null".utf8)
-        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-        case .number(let number): output.append(contentsOf: number.text.utf8)
-        case .string(let string): Self.appendQuoted(string, to: &output)
+        case .null: try sink.null()
+        case .bool(let value): try sink.bool(value)
+        case .number(let number): try sink.number(number)
+        case .string(let string): try sink.string(string)
         case .array(let elements):
-            output.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                element.appendMinified(to: &output)
-            }
-            output.append(UInt8(ascii: "]"))
+            try sink.startArray()
+            for element in elements { try element.write(to: &sink) }
+            try sink.endArray()
         case .object(let object):
-            output.append(UInt8(ascii: "{"))
-            for (index, member) in object.members.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.appendQuoted(member.key, to: &output)
-                output.append(UInt8(ascii: ":"))
-                member.value.appendMinified(to: &output)
+            try sink.startObject()
+            for member in object.members {
+                try sink.key(member.key)
+                try member.value.write(to: &sink)
             }
-            output.append(UInt8(ascii: "}"))
+            try sink.endObject()
         }
-    }
-
-    private static func appendQuoted(_ string: String, to output: inout [UInt8]) {
-        var string = string
-        string.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &output) }
     }
 }
 

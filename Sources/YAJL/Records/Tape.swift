@@ -33,8 +33,8 @@ final class Tape {
 
     // Manually managed storage: appends are a bounds check and a store, with no uniqueness or
     // exclusivity checks (this sits on the per-event path while a record is captured).
-    @exclusivity(unchecked) private var bytes: UnsafeMutableRawPointer
-    @exclusivity(unchecked) private var capacity = 4096
+    @exclusivity(unchecked) private var storage = GrowableBuffer<UInt8>(capacity: 4096)
+    @inline(__always) private var bytes: UnsafeMutableRawPointer { UnsafeMutableRawPointer(storage.base) }
     /// The bytes used: where the next value is recorded.
     @exclusivity(unchecked) private(set) var count = 0
     /// The containers being recorded: their positions and their numbers of values so far.
@@ -45,20 +45,17 @@ final class Tape {
     /// errors: a record's first value as three varints (offset, line, column), each later one as
     /// `varint(offset delta << 1 | new line)`, followed on a new line by the line delta and the
     /// column. About one byte per value.
-    @exclusivity(unchecked) private var positions: UnsafeMutablePointer<UInt8>
-    @exclusivity(unchecked) private var positionCapacity = 1024
+    @exclusivity(unchecked) private var positionStorage = GrowableBuffer<UInt8>(capacity: 1024)
+    @inline(__always) private var positions: UnsafeMutablePointer<UInt8> { positionStorage.base }
     /// The bytes of positions used: where the next value's position is recorded.
     @exclusivity(unchecked) private(set) var positionCount = 0
     @exclusivity(unchecked) private var previous = SourcePosition(offset: 0, line: 1, column: 1)
 
-    init() {
-        bytes = Syscalls.reallocate(nil, byteCount: capacity)
-        positions = Syscalls.reallocate(nil, byteCount: positionCapacity).assumingMemoryBound(to: UInt8.self)
-    }
+    init() {}
 
     deinit {
-        Syscalls.free(bytes)
-        Syscalls.free(positions)
+        storage.deallocate()
+        positionStorage.deallocate()
     }
 
     /// The bytes the recorded values take.
@@ -68,7 +65,7 @@ final class Tape {
     /// to the previous one.
     @inline(__always)
     private func note(_ position: SourcePosition) {
-        if positionCount + 30 > positionCapacity { growPositions() }
+        if positionCount + 30 > positionStorage.capacity { positionStorage.grow(toAtLeast: positionCount + 30) }
         if open.isEmpty {
             appendVarint(UInt64(max(0, position.offset)))
             appendVarint(UInt64(max(0, position.line)))
@@ -96,12 +93,6 @@ final class Tape {
         }
         positions[positionCount] = UInt8(value)
         positionCount &+= 1
-    }
-
-    private func growPositions() {
-        // realloc remaps a large block instead of copying it: growing never holds two copies.
-        positionCapacity *= 2
-        positions = Syscalls.reallocate(positions, byteCount: positionCapacity).assumingMemoryBound(to: UInt8.self)
     }
 
     /// Whether a container is open (a record is being captured).
@@ -137,7 +128,7 @@ final class Tape {
         bytes.copyMemory(from: other.bytes + start, byteCount: length)
         count = length
         let positionLength = other.positionCount - positionStart
-        while positionCapacity < positionLength + 30 { growPositions() }
+        positionStorage.grow(toAtLeast: positionLength + 30)
         positions.update(from: other.positions + positionStart, count: positionLength)
         positionCount = positionLength
         previous = other.previous
@@ -149,12 +140,10 @@ final class Tape {
 
     /// Exchanges the contents (and storage) of two tapes.
     func swapContents(with other: Tape) {
-        swap(&bytes, &other.bytes)
-        swap(&capacity, &other.capacity)
+        swap(&storage, &other.storage)
         swap(&count, &other.count)
         swap(&open, &other.open)
-        swap(&positions, &other.positions)
-        swap(&positionCapacity, &other.positionCapacity)
+        swap(&positionStorage, &other.positionStorage)
         swap(&positionCount, &other.positionCount)
         swap(&previous, &other.previous)
     }
@@ -162,15 +151,7 @@ final class Tape {
     /// Makes room for `extra` more bytes.
     @inline(__always)
     private func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
-        grow(count + extra)
-    }
-
-    private func grow(_ needed: Int) {
-        var grown = capacity * 2
-        while grown < needed { grown *= 2 }
-        bytes = Syscalls.reallocate(bytes, byteCount: grown)
-        capacity = grown
+        if count + extra > storage.capacity { storage.grow(toAtLeast: count + extra) }
     }
 
     @inline(__always)

@@ -100,9 +100,7 @@ public final class JSONWriter {
 
     public func startObject() throws {
         try beforeValue("an object")
-        guard stack.count < Self.maxDepth else {
-            throw JSONWriterError(kind: .depthLimitExceeded, message: "nesting deeper than \(Self.maxDepth) levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)")
-        }
+        guard stack.count < Self.maxDepth else { throw Self.depthError }
         try check(generator.openObject())
         stack.append(.object(expectingKey: true))
     }
@@ -120,9 +118,7 @@ public final class JSONWriter {
 
     public func startArray() throws {
         try beforeValue("an array")
-        guard stack.count < Self.maxDepth else {
-            throw JSONWriterError(kind: .depthLimitExceeded, message: "nesting deeper than \(Self.maxDepth) levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)")
-        }
+        guard stack.count < Self.maxDepth else { throw Self.depthError }
         try check(generator.openArray())
         stack.append(.array)
     }
@@ -261,6 +257,12 @@ public final class JSONWriter {
         JSONWriterError(kind: .invalidState, message: message)
     }
 
+    /// A container past ``maxDepth``.
+    private static var depthError: JSONWriterError {
+        JSONWriterError(
+            kind: .depthLimitExceeded, message: "nesting deeper than \(maxDepth) levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)")
+    }
+
     private func check(_ status: YAJLGeneratorBridge.Status) throws {
         if status == .ok {
             generator.drain()
@@ -270,8 +272,7 @@ public final class JSONWriter {
         try checkSink()
         switch status {
         case .ok: return
-        case .maxDepthExceeded:
-            throw JSONWriterError(kind: .depthLimitExceeded, message: "nesting deeper than \(Self.maxDepth) levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)")
+        case .maxDepthExceeded: throw Self.depthError
         case .invalidNumber: throw JSONWriterError(kind: .invalidNumber, message: "not a JSON number")
         case .invalidString: throw JSONWriterError(kind: .invalidString, message: "a string that is not valid UTF-8")
         case .keysMustBeStrings: throw stateError("a value where a key is expected")

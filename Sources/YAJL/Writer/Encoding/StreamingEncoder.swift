@@ -63,23 +63,8 @@ final class StreamingEncoder: Encoder {
     }
 
     private func write(_ value: JSONValue) throws {
-        switch value {
-        case .null: try writer.null()
-        case .bool(let bool): try writer.bool(bool)
-        case .number(let number): try writer.number(number)
-        case .string(let string): try writer.string(string)
-        case .array(let elements):
-            try writer.startArray()
-            for element in elements { try write(element) }
-            try writer.endArray()
-        case .object(let object):
-            try writer.startObject()
-            for member in object.members {
-                try writer.key(member.key)
-                try write(member.value)
-            }
-            try writer.endObject()
-        }
+        var sink = writer
+        try value.write(to: &sink)
     }
 
     /// Writes one scalar at the current position.
