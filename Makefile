@@ -6,6 +6,10 @@
 #                    hostile documents, and a short run of each fuzz target (CI runs it after
 #                    `make test`)
 #   make fuzz        the fuzz targets, FUZZ_SECONDS each (default 60; the release check uses 600)
+#   make docs        the DocC archives of YAJL and YAJLHTTP in .build/docs; fails on any warning
+#                    and on any public symbol without a doc comment
+#   make lint        swift-format's lint of the whole tree (.swift-format), strict
+#   make format      swift-format applied to the whole tree
 
 SWIFT      ?= swift
 DEMO_DIR   ?= demo-data
@@ -15,7 +19,7 @@ BIN        := .build/release
 FUZZ_SECONDS ?= 60
 SMOKE_FUZZ_SECONDS ?= 30
 
-.PHONY: all deps build release test demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
+.PHONY: all deps build release test docs lint format demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
 
 all: build
 
@@ -30,9 +34,21 @@ release: deps
 
 # Tests run one at a time: the memory checks read the process's peak RSS, which tests running
 # side by side would inflate.
+# Warnings are errors: the tree builds clean in Swift 6 language mode.
 test: deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	@bash scripts/run-tests.sh
+
+docs: deps
+	@bash scripts/docs.sh
+
+FORMATTED := Sources Tests Benchmarks Fuzz Package.swift
+
+lint:
+	$(SWIFT) format lint --strict --recursive $(FORMATTED)
+
+format:
+	$(SWIFT) format format --in-place --recursive $(FORMATTED)
 
 hardening: sanitize leaks hostile fuzz-smoke
 

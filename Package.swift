@@ -31,7 +31,11 @@ let package = Package(
         // Synthetic documents of any size, streamed to disk: for `make demo`, tests and benchmarks.
         .target(name: "YAJLFixtures", dependencies: ["YAJL"], path: "Sources/YAJLFixtures"),
         // The `yajl` command-line tool.
-        .executableTarget(name: "YAJLTool", dependencies: ["YAJL", "YAJLHTTP", "YAJLFixtures"], path: "Sources/YAJLTool"),
+        .executableTarget(
+            name: "YAJLTool",
+            dependencies: ["YAJL", "YAJLHTTP", "YAJLFixtures"],
+            path: "Sources/YAJLTool"
+        ),
         // Benchmarks: a C baseline straight over libyajl, and the side-by-side runner.
         .target(name: "CYAJLBaseline", dependencies: ["CYAJL"], path: "Benchmarks/CBaseline"),
         .executableTarget(

@@ -19,8 +19,10 @@ private func cBaseline(_ document: BenchmarkDocument, mode: cyajl_baseline_mode)
     var counts = cyajl_baseline_counts()
     let status = cyajl_baseline_run(document.path, 64 << 10, mode, document.isNDJSON ? 1 : 0, &counts)
     guard status == 0 else { throw BenchmarkError("C baseline failed with status \(status) on \(document.name)") }
-    return Int(counts.maps + counts.arrays + counts.keys + counts.strings + counts.integers + counts.doubles
-        + counts.booleans + counts.nulls)
+    return Int(
+        counts.maps + counts.arrays + counts.keys + counts.strings + counts.integers + counts.doubles
+            + counts.booleans + counts.nulls
+    )
 }
 
 /// Borrowed events, nothing done with them: the cost of the bridge itself.
@@ -79,32 +81,55 @@ private func datesOnly(_ document: BenchmarkDocument) -> String? {
 
 let allCases: [BenchmarkCase] = [
     BenchmarkCase(
-        name: "c-verify", group: "C baseline", summary: "libyajl from C, no callbacks (like json_verify)",
-        skipReason: { _ in nil }, run: { try cBaseline($0, mode: cyajl_baseline_verify) }),
+        name: "c-verify",
+        group: "C baseline",
+        summary: "libyajl from C, no callbacks (like json_verify)",
+        skipReason: { _ in nil },
+        run: { try cBaseline($0, mode: cyajl_baseline_verify) }
+    ),
     BenchmarkCase(
-        name: "c-noop", group: "C baseline", summary: "libyajl from C, no-op callbacks incl. yajl_number",
-        skipReason: { _ in nil }, run: { try cBaseline($0, mode: cyajl_baseline_noop) }),
+        name: "c-noop",
+        group: "C baseline",
+        summary: "libyajl from C, no-op callbacks incl. yajl_number",
+        skipReason: { _ in nil },
+        run: { try cBaseline($0, mode: cyajl_baseline_noop) }
+    ),
     BenchmarkCase(
-        name: "c-counting", group: "C baseline", summary: "libyajl from C, counting, YAJL's own integer/double (strtod)",
-        skipReason: { _ in nil }, run: { try cBaseline($0, mode: cyajl_baseline_counting) }),
+        name: "c-counting",
+        group: "C baseline",
+        summary: "libyajl from C, counting, YAJL's own integer/double (strtod)",
+        skipReason: { _ in nil },
+        run: { try cBaseline($0, mode: cyajl_baseline_counting) }
+    ),
     BenchmarkCase(
-        name: "events-borrowed", group: "typed events", summary: "JSONEventHandler, borrowed views, no paths",
+        name: "events-borrowed",
+        group: "typed events",
+        summary: "JSONEventHandler, borrowed views, no paths",
         skipReason: { _ in nil },
         run: { document in
             let counter = BorrowingCounter()
-            try JSONParser(options: options(document, tracksPath: false), handler: counter).parse(from: .file(document.path))
+            try JSONParser(options: options(document, tracksPath: false), handler: counter).parse(
+                from: .file(document.path)
+            )
             return counter.events
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "events-paths", group: "typed events", summary: "JSONEventHandler, paths tracked, numbers classified (= yajl stats)",
+        name: "events-paths",
+        group: "typed events",
+        summary: "JSONEventHandler, paths tracked, numbers classified (= yajl stats)",
         skipReason: { _ in nil },
         run: { document in
             let counter = ClassifyingCounter()
-            try JSONParser(options: options(document, tracksPath: true), handler: counter).parse(from: .file(document.path))
+            try JSONParser(options: options(document, tracksPath: true), handler: counter).parse(
+                from: .file(document.path)
+            )
             return counter.events
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "events-unvalidated", group: "typed events",
+        name: "events-unvalidated",
+        group: "typed events",
         summary: "events-borrowed with validatesUTF8 off: the strict UTF-8 check's cost is the ratio of the two",
         skipReason: { _ in nil },
         run: { document in
@@ -113,9 +138,12 @@ let allCases: [BenchmarkCase] = [
             parserOptions.validatesUTF8 = false
             try JSONParser(options: parserOptions, handler: counter).parse(from: .file(document.path))
             return counter.events
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "events-owned", group: "typed events", summary: "owned JSONEvent enum through a closure (a String per key/string)",
+        name: "events-owned",
+        group: "typed events",
+        summary: "owned JSONEvent enum through a closure (a String per key/string)",
         skipReason: { _ in nil },
         run: { document in
             var events = 0
@@ -126,9 +154,12 @@ let allCases: [BenchmarkCase] = [
                 }
             }.parse(from: .file(document.path))
             return events
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "records-select", group: "records", summary: "JSONRecordReader at $.results[*], selection only (a type that decodes nothing)",
+        name: "records-select",
+        group: "records",
+        summary: "JSONRecordReader at $.results[*], selection only (a type that decodes nothing)",
         skipReason: recordsOnly,
         run: { document in
             struct Nothing: Decodable { init(from decoder: any Decoder) {} }
@@ -136,38 +167,59 @@ let allCases: [BenchmarkCase] = [
             var count = 0
             while try reader.next() != nil { count += 1 }
             return count
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "records-values", group: "records", summary: "JSONRecordReader at $.results[*] into owned JSONValues",
+        name: "records-values",
+        group: "records",
+        summary: "JSONRecordReader at $.results[*] into owned JSONValues",
         skipReason: recordsOnly,
         run: { document in
             let reader = try JSONRecordReader(JSONValue.self, at: "$.results[*]", from: .file(document.path))
             var count = 0
             while try reader.next() != nil { count += 1 }
             return count
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "records-decodable", group: "records", summary: "JSONRecordReader at $.results[*] into a Decodable struct",
+        name: "records-decodable",
+        group: "records",
+        summary: "JSONRecordReader at $.results[*] into a Decodable struct",
         skipReason: recordsOnly,
         run: { document in
-            let reader = try JSONRecordReader(RecordsDocument.Record.self, at: "$.results[*]", from: .file(document.path))
+            let reader = try JSONRecordReader(
+                RecordsDocument.Record.self,
+                at: "$.results[*]",
+                from: .file(document.path)
+            )
             var count = 0
             while try reader.next() != nil { count += 1 }
             return count
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "records-decodable-1t", group: "records", summary: "the same, with parsesConcurrently off (one thread)",
+        name: "records-decodable-1t",
+        group: "records",
+        summary: "the same, with parsesConcurrently off (one thread)",
         skipReason: recordsOnly,
         run: { document in
             var options = JSONRecordOptions()
             options.parsesConcurrently = false
-            let reader = try JSONRecordReader(RecordsDocument.Record.self, at: "$.results[*]", from: .file(document.path), options: options)
+            let reader = try JSONRecordReader(
+                RecordsDocument.Record.self,
+                at: "$.results[*]",
+                from: .file(document.path),
+                options: options
+            )
             var count = 0
             while try reader.next() != nil { count += 1 }
             return count
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "writer-minify", group: "writer", summary: "parse, then write minified through JSONWriter (output discarded)",
+        name: "writer-minify",
+        group: "writer",
+        summary: "parse, then write minified through JSONWriter (output discarded)",
         skipReason: { _ in nil },
         run: { document in
             var bytes = 0
@@ -177,13 +229,17 @@ let allCases: [BenchmarkCase] = [
                 .parse(from: .file(document.path))
             try writer.finish()
             return bytes
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "json_reformat-m", group: "writer", summary: "YAJL's own json_reformat -m, as a process (its peak RSS)",
+        name: "json_reformat-m",
+        group: "writer",
+        summary: "YAJL's own json_reformat -m, as a process (its peak RSS)",
         skipReason: { document in
             if document.isNDJSON { return "json_reformat reads one document" }
             if document.bytes < 16 << 20 { return "below 16 MiB, starting the process would dominate" }
-            return FileManager.default.isExecutableFile(atPath: "/usr/bin/json_reformat") ? nil : "json_reformat (yajl-tools) not installed"
+            return FileManager.default.isExecutableFile(atPath: "/usr/bin/json_reformat")
+                ? nil : "json_reformat (yajl-tools) not installed"
         },
         run: { document in
             // Under /usr/bin/time, which reports json_reformat's own peak RSS (read by the runner).
@@ -194,24 +250,35 @@ let allCases: [BenchmarkCase] = [
             process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
             try process.run()
             process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw BenchmarkError("json_reformat failed on \(document.name)") }
+            guard process.terminationStatus == 0 else {
+                throw BenchmarkError("json_reformat failed on \(document.name)")
+            }
             return 0
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "records-dates", group: "records",
+        name: "records-dates",
+        group: "records",
         summary: "JSONRecordReader at $.results[*] into a struct with .iso8601 dates and .convertFromSnakeCase keys",
         skipReason: datesOnly,
         run: { document in
             var options = JSONRecordOptions()
             options.decoding.dateDecodingStrategy = .iso8601
             options.decoding.keyDecodingStrategy = .convertFromSnakeCase
-            let reader = try JSONRecordReader(DatesDocument.Event.self, at: "$.results[*]", from: .file(document.path), options: options)
+            let reader = try JSONRecordReader(
+                DatesDocument.Event.self,
+                at: "$.results[*]",
+                from: .file(document.path),
+                options: options
+            )
             var count = 0
             while try reader.next() != nil { count += 1 }
             return count
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "foundation-dates", group: "Foundation",
+        name: "foundation-dates",
+        group: "Foundation",
         summary: "JSONDecoder on the whole file with the same .iso8601 and .convertFromSnakeCase strategies",
         skipReason: { datesOnly($0) ?? foundationSkip($0) },
         run: { document in
@@ -220,17 +287,23 @@ let allCases: [BenchmarkCase] = [
             decoder.dateDecodingStrategy = .iso8601
             decoder.keyDecodingStrategy = .convertFromSnakeCase
             return try decoder.decode(DatesDocument.self, from: data).results.count
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "foundation-serialization", group: "Foundation", summary: "JSONSerialization.jsonObject on the whole file",
+        name: "foundation-serialization",
+        group: "Foundation",
+        summary: "JSONSerialization.jsonObject on the whole file",
         skipReason: foundationSkip,
         run: { document in
             let data = try Data(contentsOf: URL(fileURLWithPath: document.path))
             let object = try JSONSerialization.jsonObject(with: data)
             return (object as? [String: Any])?.count ?? (object as? [Any])?.count ?? 1
-        }),
+        }
+    ),
     BenchmarkCase(
-        name: "foundation-decoder", group: "Foundation", summary: "JSONDecoder on the whole file (records: [Record]; else a JSON enum)",
+        name: "foundation-decoder",
+        group: "Foundation",
+        summary: "JSONDecoder on the whole file (records: [Record]; else a JSON enum)",
         skipReason: foundationSkip,
         run: { document in
             let data = try Data(contentsOf: URL(fileURLWithPath: document.path))
@@ -238,7 +311,8 @@ let allCases: [BenchmarkCase] = [
                 return try JSONDecoder().decode(RecordsDocument.self, from: data).results.count
             }
             return try JSONDecoder().decode(AnyJSON.self, from: data).count
-        }),
+        }
+    ),
 ]
 
 /// Where `/usr/bin/time` leaves an external program's peak RSS (KiB) for the runner.
@@ -278,16 +352,28 @@ struct DatesDocument: Decodable {
 
 /// Any JSON, decoded generically (for documents without a schema here).
 enum AnyJSON: Decodable {
-    case null, bool(Bool), number(Double), string(String), array([AnyJSON]), object([String: AnyJSON])
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([AnyJSON])
+    case object([String: AnyJSON])
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([AnyJSON].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: AnyJSON].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([AnyJSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: AnyJSON].self))
+        }
     }
 
     var count: Int {

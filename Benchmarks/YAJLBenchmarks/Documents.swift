@@ -37,7 +37,11 @@ enum DocumentSet {
         }
     }
 
-    static func generated(_ kind: DocumentGenerator.Kind, mebibytes: Int, log: (String) -> Void) throws -> BenchmarkDocument {
+    static func generated(
+        _ kind: DocumentGenerator.Kind,
+        mebibytes: Int,
+        log: (String) -> Void
+    ) throws -> BenchmarkDocument {
         try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         let name = "\(kind.rawValue)-\(mebibytes)MiB.json"
         let path = cacheDirectory.appendingPathComponent(name).path

@@ -6,7 +6,8 @@ enum Report {
 
     static func ratio(_ m: Measurement, in all: [Measurement]) -> Double? {
         guard let rate = m.medianMBps,
-              let base = all.first(where: { $0.document.name == m.document.name && $0.caseName == baselineCase })?.medianMBps
+            let base = all.first(where: { $0.document.name == m.document.name && $0.caseName == baselineCase })?
+                .medianMBps
         else { return nil }
         return rate / base
     }
@@ -20,7 +21,7 @@ enum Report {
             }
             let rate = m.medianMBps.map { String(format: "%.1f", $0) } ?? "-"
             let r = ratio(m, in: results).map { String(format: "%.2f", $0) } ?? "-"
-            let peak = m.peakBytes.map { String(format: "%.1f", Double($0) / 1048576) } ?? "-"
+            let peak = m.peakBytes.map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "-"
             lines.append("| \(m.document.name) | \(m.caseName) | \(rate) | \(r) | \(peak) |")
         }
         return lines.joined(separator: "\n")
@@ -32,29 +33,77 @@ enum Report {
             results.first { $0.document.name == document && $0.caseName == name && $0.skipped == nil }
         }
         var lines: [String] = []
-        let paths = results.filter { $0.caseName == "events-paths" }.compactMap { m in ratio(m, in: results).map { (m.document.name, $0) } }
+        let paths = results.filter { $0.caseName == "events-paths" }.compactMap { m in
+            ratio(m, in: results).map { (m.document.name, $0) }
+        }
         if let worst = paths.min(by: { $0.1 < $1.1 }) {
-            lines.append(String(format: "- Typed events with paths vs C counting: %.2f× at worst (%@), %.2f× at best — target ≥ 0.8×.",
-                worst.1, worst.0, paths.map(\.1).max() ?? 0))
+            lines.append(
+                String(
+                    format:
+                        "- Typed events with paths vs C counting: %.2f× at worst (%@), %.2f× at best — target ≥ 0.8×.",
+                    worst.1,
+                    worst.0,
+                    paths.map(\.1).max() ?? 0
+                )
+            )
         }
         for document in uniqued(results.map(\.document.name)) {
             guard let records = find(document, "records-decodable"), let decoder = find(document, "foundation-decoder"),
-                  let r = records.medianMBps, let d = decoder.medianMBps, let rp = records.peakBytes, let dp = decoder.peakBytes
+                let r = records.medianMBps, let d = decoder.medianMBps, let rp = records.peakBytes,
+                let dp = decoder.peakBytes
             else { continue }
-            lines.append(String(format: "- %@: Decodable records %.1f MB/s vs JSONDecoder %.1f MB/s = %.1f× (target ≥ 5×); peak %.1f vs %.1f MiB = 1/%.1f (target < 1/20).",
-                document, r, d, r / d, Double(rp) / 1048576, Double(dp) / 1048576, Double(dp) / Double(rp)))
+            lines.append(
+                String(
+                    format:
+                        "- %@: Decodable records %.1f MB/s vs JSONDecoder %.1f MB/s = %.1f× (target ≥ 5×); peak %.1f vs %.1f MiB = 1/%.1f (target < 1/20).",
+                    document,
+                    r,
+                    d,
+                    r / d,
+                    Double(rp) / 1_048_576,
+                    Double(dp) / 1_048_576,
+                    Double(dp) / Double(rp)
+                )
+            )
             if let single = find(document, "records-decodable-1t")?.medianMBps {
-                lines.append(String(format: "  On one thread (`parsesConcurrently` off): %.1f MB/s = %.1f× JSONDecoder.", single, single / d))
+                lines.append(
+                    String(
+                        format: "  On one thread (`parsesConcurrently` off): %.1f MB/s = %.1f× JSONDecoder.",
+                        single,
+                        single / d
+                    )
+                )
             }
         }
         for document in uniqued(results.map(\.document.name)) {
-            guard let ours = find(document, "writer-minify")?.medianMBps, let theirs = find(document, "json_reformat-m")?.medianMBps else { continue }
-            lines.append(String(format: "- %@: parse + minify %.1f MB/s vs json_reformat -m %.1f MB/s = %.2f×.", document, ours, theirs, ours / theirs))
+            guard let ours = find(document, "writer-minify")?.medianMBps,
+                let theirs = find(document, "json_reformat-m")?.medianMBps
+            else { continue }
+            lines.append(
+                String(
+                    format: "- %@: parse + minify %.1f MB/s vs json_reformat -m %.1f MB/s = %.2f×.",
+                    document,
+                    ours,
+                    theirs,
+                    ours / theirs
+                )
+            )
         }
-        let scaling = results.filter { $0.document.kind == "records" && $0.caseName == "events-paths" && $0.peakBytes != nil }
-        if scaling.count > 1, let low = scaling.min(by: { $0.document.bytes < $1.document.bytes }), let high = scaling.max(by: { $0.document.bytes < $1.document.bytes }) {
-            lines.append(String(format: "- Peak memory of events-paths from %@ to %@: %.1f → %.1f MiB (target: within 8 MiB).",
-                low.document.name, high.document.name, Double(low.peakBytes!) / 1048576, Double(high.peakBytes!) / 1048576))
+        let scaling = results.filter {
+            $0.document.kind == "records" && $0.caseName == "events-paths" && $0.peakBytes != nil
+        }
+        if scaling.count > 1, let low = scaling.min(by: { $0.document.bytes < $1.document.bytes }),
+            let high = scaling.max(by: { $0.document.bytes < $1.document.bytes })
+        {
+            lines.append(
+                String(
+                    format: "- Peak memory of events-paths from %@ to %@: %.1f → %.1f MiB (target: within 8 MiB).",
+                    low.document.name,
+                    high.document.name,
+                    Double(low.peakBytes!) / 1_048_576,
+                    Double(high.peakBytes!) / 1_048_576
+                )
+            )
         }
         return lines.joined(separator: "\n")
     }
@@ -87,32 +136,44 @@ enum Report {
     static func throughputChart(_ results: [Measurement]) -> String {
         let cases = uniqued(results.map(\.caseName))
         let documents = uniqued(results.map(\.document.name))
-        let barHeight = 9.0, groupGap = 14.0, left = 190.0, width = 760.0, plotWidth = 500.0
+        let barHeight = 9.0
+        let groupGap = 14.0
+        let left = 190.0
+        let width = 760.0
+        let plotWidth = 500.0
         let maxRatio = max(1.5, results.compactMap { ratio($0, in: results) }.max() ?? 1.5)
         let groupHeight = Double(cases.count) * barHeight + groupGap
         let height = 60 + Double(documents.count) * groupHeight + 20 * Double(cases.count) / 2 + 30
-        var svg = ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" font-family="sans-serif" font-size="11">"##
+        var svg =
+            ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" font-family="sans-serif" font-size="11">"##
         svg += ##"<rect width="100%" height="100%" fill="white"/>"##
-        svg += ##"<text x="10" y="20" font-size="14" font-weight="bold">Throughput relative to the C counting baseline (higher is better)</text>"##
+        svg +=
+            ##"<text x="10" y="20" font-size="14" font-weight="bold">Throughput relative to the C counting baseline (higher is better)</text>"##
         let x1 = left + plotWidth / maxRatio
-        svg += ##"<line x1="\##(x1)" y1="30" x2="\##(x1)" y2="\##(40 + Double(documents.count) * groupHeight)" stroke="#333" stroke-dasharray="4,3"/>"##
+        svg +=
+            ##"<line x1="\##(x1)" y1="30" x2="\##(x1)" y2="\##(40 + Double(documents.count) * groupHeight)" stroke="#333" stroke-dasharray="4,3"/>"##
         svg += ##"<text x="\##(x1 + 3)" y="38">1.0 = C</text>"##
         for (d, document) in documents.enumerated() {
             let top = 45 + Double(d) * groupHeight
-            svg += ##"<text x="\##(left - 8)" y="\##(top + Double(cases.count) * barHeight / 2 + 4)" text-anchor="end">\##(escape(document))</text>"##
+            svg +=
+                ##"<text x="\##(left - 8)" y="\##(top + Double(cases.count) * barHeight / 2 + 4)" text-anchor="end">\##(escape(document))</text>"##
             for (c, name) in cases.enumerated() {
                 guard let m = results.first(where: { $0.document.name == document && $0.caseName == name }),
-                      let r = ratio(m, in: results) else { continue }
+                    let r = ratio(m, in: results)
+                else { continue }
                 let y = top + Double(c) * barHeight
-                svg += ##"<rect x="\##(left)" y="\##(y)" width="\##(plotWidth * r / maxRatio)" height="\##(barHeight - 1)" fill="\##(palette[c % palette.count])"/>"##
-                svg += ##"<text x="\##(left + plotWidth * r / maxRatio + 3)" y="\##(y + barHeight - 1)" font-size="8">\##(String(format: "%.2f", r))</text>"##
+                svg +=
+                    ##"<rect x="\##(left)" y="\##(y)" width="\##(plotWidth * r / maxRatio)" height="\##(barHeight - 1)" fill="\##(palette[c % palette.count])"/>"##
+                svg +=
+                    ##"<text x="\##(left + plotWidth * r / maxRatio + 3)" y="\##(y + barHeight - 1)" font-size="8">\##(String(format: "%.2f", r))</text>"##
             }
         }
         var legendY = 50 + Double(documents.count) * groupHeight
         for (c, name) in cases.enumerated() {
             let x = 10 + Double(c % 2) * 370
             if c % 2 == 0 && c > 0 { legendY += 16 }
-            svg += ##"<rect x="\##(x)" y="\##(legendY - 9)" width="10" height="10" fill="\##(palette[c % palette.count])"/>"##
+            svg +=
+                ##"<rect x="\##(x)" y="\##(legendY - 9)" width="10" height="10" fill="\##(palette[c % palette.count])"/>"##
             svg += ##"<text x="\##(x + 14)" y="\##(legendY)">\##(escape(name))</text>"##
         }
         return svg + "</svg>\n"
@@ -122,16 +183,25 @@ enum Report {
     static func memoryChart(_ results: [Measurement]) -> String {
         let records = results.filter { $0.document.kind == "records" && $0.peakBytes != nil }
         let cases = uniqued(records.map(\.caseName))
-        let sizes = Array(Set(records.map { Double($0.document.bytes) / 1048576 })).sorted()
-        let width = 760.0, height = 420.0, left = 70.0, bottom = 360.0, plotWidth = 480.0, plotHeight = 310.0
-        let maxPeak = max(64, records.compactMap { $0.peakBytes.map { Double($0) / 1048576 } }.max() ?? 64)
+        let sizes = Array(Set(records.map { Double($0.document.bytes) / 1_048_576 })).sorted()
+        let width = 760.0
+        let height = 420.0
+        let left = 70.0
+        let bottom = 360.0
+        let plotWidth = 480.0
+        let plotHeight = 310.0
+        let maxPeak = max(64, records.compactMap { $0.peakBytes.map { Double($0) / 1_048_576 } }.max() ?? 64)
         let minSize = max(1, sizes.first ?? 1)
         let maxSize = max(minSize * 2, sizes.last ?? 1)
-        func x(_ size: Double) -> Double { left + 30 + (plotWidth - 60) * (log2(size) - log2(minSize)) / (log2(maxSize) - log2(minSize)) }
+        func x(_ size: Double) -> Double {
+            left + 30 + (plotWidth - 60) * (log2(size) - log2(minSize)) / (log2(maxSize) - log2(minSize))
+        }
         func y(_ mib: Double) -> Double { bottom - plotHeight * log10(max(1, mib)) / log10(maxPeak) }
-        var svg = ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" font-family="sans-serif" font-size="11">"##
+        var svg =
+            ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Int(width))" height="\##(Int(height))" font-family="sans-serif" font-size="11">"##
         svg += ##"<rect width="100%" height="100%" fill="white"/>"##
-        svg += ##"<text x="10" y="20" font-size="14" font-weight="bold">Peak memory (RSS, MiB, log scale) against document size (MiB)</text>"##
+        svg +=
+            ##"<text x="10" y="20" font-size="14" font-weight="bold">Peak memory (RSS, MiB, log scale) against document size (MiB)</text>"##
         svg += ##"<line x1="\##(left)" y1="\##(bottom)" x2="\##(left + plotWidth)" y2="\##(bottom)" stroke="#333"/>"##
         svg += ##"<line x1="\##(left)" y1="\##(bottom)" x2="\##(left)" y2="\##(bottom - plotHeight)" stroke="#333"/>"##
         for size in sizes {
@@ -139,15 +209,18 @@ enum Report {
         }
         for tick in [1.0, 10, 100, 1000, 10000] where tick <= maxPeak * 1.01 {
             svg += ##"<text x="\##(left - 6)" y="\##(y(tick) + 4)" text-anchor="end">\##(Int(tick))</text>"##
-            svg += ##"<line x1="\##(left)" y1="\##(y(tick))" x2="\##(left + plotWidth)" y2="\##(y(tick))" stroke="#ddd"/>"##
+            svg +=
+                ##"<line x1="\##(left)" y1="\##(y(tick))" x2="\##(left + plotWidth)" y2="\##(y(tick))" stroke="#ddd"/>"##
         }
         for (c, name) in cases.enumerated() {
             let points = records.filter { $0.caseName == name }.sorted { $0.document.bytes < $1.document.bytes }
-                .map { (x(Double($0.document.bytes) / 1048576), y(Double($0.peakBytes!) / 1048576)) }
+                .map { (x(Double($0.document.bytes) / 1_048_576), y(Double($0.peakBytes!) / 1_048_576)) }
             let color = palette[c % palette.count]
-            svg += ##"<polyline fill="none" stroke="\##(color)" stroke-width="2" points="\##(points.map { "\($0.0),\($0.1)" }.joined(separator: " "))"/>"##
+            svg +=
+                ##"<polyline fill="none" stroke="\##(color)" stroke-width="2" points="\##(points.map { "\($0.0),\($0.1)" }.joined(separator: " "))"/>"##
             for point in points { svg += ##"<circle cx="\##(point.0)" cy="\##(point.1)" r="3" fill="\##(color)"/>"## }
-            svg += ##"<rect x="\##(left + plotWidth + 20)" y="\##(60 + Double(c) * 18)" width="10" height="10" fill="\##(color)"/>"##
+            svg +=
+                ##"<rect x="\##(left + plotWidth + 20)" y="\##(60 + Double(c) * 18)" width="10" height="10" fill="\##(color)"/>"##
             svg += ##"<text x="\##(left + plotWidth + 34)" y="\##(69 + Double(c) * 18)">\##(escape(name))</text>"##
         }
         return svg + "</svg>\n"

@@ -44,11 +44,17 @@ func runChild(caseName: String, documentJSON: String) throws {
     // A case that runs an external program (json_reformat) reports that program's peak instead.
     var peak = peakRSS()
     if let text = try? String(contentsOfFile: externalPeakFile, encoding: .utf8),
-       let kib = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+        let kib = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    {
         peak = kib * 1024
         try? FileManager.default.removeItem(atPath: externalPeakFile)
     }
-    let report = ChildReport(seconds: seconds, bytes: document.bytes * repeats, checksum: checksum / repeats, peakBytes: peak)
+    let report = ChildReport(
+        seconds: seconds,
+        bytes: document.bytes * repeats,
+        checksum: checksum / repeats,
+        peakBytes: peak
+    )
     print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
 }
 
@@ -63,26 +69,41 @@ func peakRSS() -> Int {
 
 /// Runs every case on every document in interleaved rounds (A B C A B C …), each run in a fresh
 /// child process, so that machine drift spreads over all cases alike.
-func measure(documents: [BenchmarkDocument], cases: [BenchmarkCase], rounds: Int, log: (String) -> Void) throws -> [Measurement] {
+func measure(
+    documents: [BenchmarkDocument],
+    cases: [BenchmarkCase],
+    rounds: Int,
+    log: (String) -> Void
+) throws -> [Measurement] {
     var results: [Measurement] = []
     for document in documents {
-        var measurements = cases.map { Measurement(document: document, caseName: $0.name, group: $0.group, skipped: $0.skipReason(document)) }
+        var measurements = cases.map {
+            Measurement(document: document, caseName: $0.name, group: $0.group, skipped: $0.skipReason(document))
+        }
         for measurement in measurements where measurement.skipped != nil && measurement.group != "records" {
             log("  \(document.name) / \(measurement.caseName): skipped — \(measurement.skipped!)")
         }
-        log("\(document.name) (\(document.bytes >> 20) MiB): \(rounds) rounds of \(measurements.filter { $0.skipped == nil }.count) cases")
+        log(
+            "\(document.name) (\(document.bytes >> 20) MiB): \(rounds) rounds of \(measurements.filter { $0.skipped == nil }.count) cases"
+        )
         for _ in 0..<rounds {
             for index in measurements.indices where measurements[index].skipped == nil {
-                measurements[index].rounds.append(try runInChild(caseName: measurements[index].caseName, document: document))
+                measurements[index].rounds.append(
+                    try runInChild(caseName: measurements[index].caseName, document: document)
+                )
             }
         }
         // The counting cases must agree on the number of events (the others count other things).
         let counting: Set<String> = ["c-counting", "events-borrowed", "events-paths", "events-owned"]
-        let checksums = Dictionary(grouping: measurements.filter { counting.contains($0.caseName) && !$0.rounds.isEmpty }) {
+        let checksums = Dictionary(
+            grouping: measurements.filter { counting.contains($0.caseName) && !$0.rounds.isEmpty }
+        ) {
             $0.rounds[0].checksum
         }
         if checksums.count > 1 {
-            log("  warning: event counts differ between cases on \(document.name): \(checksums.mapValues { $0.map(\.caseName) })")
+            log(
+                "  warning: event counts differ between cases on \(document.name): \(checksums.mapValues { $0.map(\.caseName) })"
+            )
         }
         results += measurements
     }
@@ -98,7 +119,8 @@ private func runInChild(caseName: String, document: BenchmarkDocument) throws ->
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard process.terminationStatus == 0, let line = String(data: data, encoding: .utf8)?.split(separator: "\n").last else {
+    guard process.terminationStatus == 0, let line = String(data: data, encoding: .utf8)?.split(separator: "\n").last
+    else {
         throw BenchmarkError("case \(caseName) failed on \(document.name) (exit \(process.terminationStatus))")
     }
     return try JSONDecoder().decode(ChildReport.self, from: Data(line.utf8))

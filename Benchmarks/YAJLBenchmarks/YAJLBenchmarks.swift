@@ -23,7 +23,8 @@ struct YAJLBenchmarks {
             return arguments[index + 1]
         }
         if flag("--help") || flag("-h") {
-            print("""
+            print(
+                """
                 usage: YAJLBenchmarks [--quick] [--large] [--json] [--report] [--rounds N] [--cases a,b] [--documents a,b]
                   --quick      small documents, at most about 2 minutes on 2 cores
                   --large      add the 1 GiB records document (scaling)
@@ -31,10 +32,14 @@ struct YAJLBenchmarks {
                   --report     also write Docs/Performance.md and its two SVG charts
                   --rounds N   rounds per case (default 5)
                 cases: \(allCases.map(\.name).joined(separator: ", "))
-                """)
+                """
+            )
             return
         }
-        let quick = flag("--quick"), large = flag("--large"), asJSON = flag("--json"), report = flag("--report")
+        let quick = flag("--quick")
+        let large = flag("--large")
+        let asJSON = flag("--json")
+        let report = flag("--report")
         if quick { setenv("YAJL_BENCH_MIN_BYTES", String(8 << 20), 1) }
         let rounds = Int(value("--rounds") ?? "") ?? 5
         let caseFilter = value("--cases").map { Set($0.split(separator: ",").map(String.init)) }
@@ -59,8 +64,16 @@ struct YAJLBenchmarks {
 
         if report {
             let command = "make bench-report" + (large ? " (--large)" : "")
-            try Report.markdown(results, command: command, rounds: rounds).write(toFile: "Docs/Performance.md", atomically: true, encoding: .utf8)
-            try Report.throughputChart(results).write(toFile: "Docs/perf-throughput.svg", atomically: true, encoding: .utf8)
+            try Report.markdown(results, command: command, rounds: rounds).write(
+                toFile: "Docs/Performance.md",
+                atomically: true,
+                encoding: .utf8
+            )
+            try Report.throughputChart(results).write(
+                toFile: "Docs/perf-throughput.svg",
+                atomically: true,
+                encoding: .utf8
+            )
             try Report.memoryChart(results).write(toFile: "Docs/perf-memory.svg", atomically: true, encoding: .utf8)
             try Report.json(results).write(toFile: "Docs/perf-results.json", atomically: true, encoding: .utf8)
             log("wrote Docs/Performance.md, Docs/perf-throughput.svg, Docs/perf-memory.svg, Docs/perf-results.json")

@@ -13,10 +13,14 @@ func select(_ expression: String, from document: [UInt8], concurrently: Bool) ->
     do {
         let reader = try JSONRecordReader(JSONFragment.self, at: expression, from: .bytes(document), options: options)
         while let record = try reader.nextRecord(), selected.count < 10_000 {
-            selected.append("\(record.path) \(record.queryIndex) \(record.line) \(String(decoding: record.value.bytes, as: UTF8.self))")
+            selected.append(
+                "\(record.path) \(record.queryIndex) \(record.line) \(String(decoding: record.value.bytes, as: UTF8.self))"
+            )
         }
     } catch let error as JSONParseError {
-        guard error.byteOffset >= 0, error.byteOffset <= document.count else { fuzzFailure("offset \(error.byteOffset) outside \(document.count) bytes") }
+        guard error.byteOffset >= 0, error.byteOffset <= document.count else {
+            fuzzFailure("offset \(error.byteOffset) outside \(document.count) bytes")
+        }
         selected.append("error \(error.kind) at \(error.byteOffset)")
     } catch {
         fuzzFailure("unexpected error for a valid path: \(error)")
@@ -35,7 +39,9 @@ public func fuzzPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         _ = try JSONPathQuery(expression)
     } catch let error as JSONPathSyntaxError {
         guard error.position >= 0, error.position <= expression.count else {
-            fuzzFailure("position \(error.position) outside the \(expression.count) characters of \(expression.debugDescription)")
+            fuzzFailure(
+                "position \(error.position) outside the \(expression.count) characters of \(expression.debugDescription)"
+            )
         }
         guard !error.message.isEmpty else { fuzzFailure("an error without a message") }
         return 0
@@ -44,6 +50,8 @@ public func fuzzPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     let serial = select(expression, from: document, concurrently: false)
     let concurrent = select(expression, from: document, concurrently: true)
-    guard serial == concurrent else { fuzzFailure("concurrent parsing selected differently for \(expression.debugDescription)") }
+    guard serial == concurrent else {
+        fuzzFailure("concurrent parsing selected differently for \(expression.debugDescription)")
+    }
     return 0
 }

@@ -10,8 +10,12 @@ let indents = ["    ", "\t", "", " ", "\n", "\r\n", "->", "x", " \u{0}", String(
 /// that text, and then write it verbatim.
 func checkNumberText(_ text: [UInt8]) {
     var parsed: [JSONEvent] = []
-    let parserAccepts = (try? JSONParser { event, _ in parsed.append(event) }.parse(from: .bytes(Array("[".utf8) + text + Array("]".utf8)))) != nil
-        && parsed.count == 3 && { if case .number(let n) = parsed[1] { return Array(n.text.utf8) == text } else { return false } }()
+    let parserAccepts =
+        (try? JSONParser { event, _ in parsed.append(event) }.parse(
+            from: .bytes(Array("[".utf8) + text + Array("]".utf8))
+        )) != nil
+        && parsed.count == 3
+        && { if case .number(let n) = parsed[1] { return Array(n.text.utf8) == text } else { return false } }()
     let sink = MemoryOutputSink()
     let writer = JSONWriter(to: sink)
     do {
@@ -19,10 +23,16 @@ func checkNumberText(_ text: [UInt8]) {
         try text.withUnsafeBytes { try writer.number(text: $0) }
         try writer.endArray()
         try writer.finish()
-        guard parserAccepts else { fuzzFailure("number(text:) wrote \(String(decoding: text, as: UTF8.self)), which is not a JSON number") }
-        guard Array(sink.data) == Array("[".utf8) + text + Array("]".utf8) else { fuzzFailure("number(text:) changed the text") }
+        guard parserAccepts else {
+            fuzzFailure("number(text:) wrote \(String(decoding: text, as: UTF8.self)), which is not a JSON number")
+        }
+        guard Array(sink.data) == Array("[".utf8) + text + Array("]".utf8) else {
+            fuzzFailure("number(text:) changed the text")
+        }
     } catch let error as JSONWriterError where error.kind == .invalidNumber {
-        guard !parserAccepts else { fuzzFailure("number(text:) refused the JSON number \(String(decoding: text, as: UTF8.self))") }
+        guard !parserAccepts else {
+            fuzzFailure("number(text:) refused the JSON number \(String(decoding: text, as: UTF8.self))")
+        }
     } catch {
         fuzzFailure("number(text:) failed: \(error)")
     }
@@ -51,14 +61,21 @@ public func fuzzWriter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         return 0  // not JSON: the parser fuzzer covers this
     }
     let sink = MemoryOutputSink()
-    let writerOptions = JSONWriter.Options(beautify: flags & 2 != 0, indent: indent, validatesUTF8: flags & 4 != 0, escapesSolidus: flags & 8 != 0)
+    let writerOptions = JSONWriter.Options(
+        beautify: flags & 2 != 0,
+        indent: indent,
+        validatesUTF8: flags & 4 != 0,
+        escapesSolidus: flags & 8 != 0
+    )
     let indentIsValid = (try? writerOptions.validate()) != nil
     let writer = JSONWriter(to: sink, options: writerOptions)
     if multiple { writer.allowMultipleValues() }
     var parserOptions = JSONParser.Options()
     parserOptions.allowMultipleValues = multiple
     do {
-        try JSONParser(options: parserOptions, handler: JSONWritingHandler(writer: writer)).parse(from: .bytes(document))
+        try JSONParser(options: parserOptions, handler: JSONWritingHandler(writer: writer)).parse(
+            from: .bytes(document)
+        )
         try writer.finish()
     } catch let error as JSONOptionError {
         guard !indentIsValid else { fuzzFailure("a valid indent was refused: \(error)") }
@@ -75,10 +92,14 @@ public func fuzzWriter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     do {
         let again = try events(output, multiple: multiple)
         guard again == original else {
-            fuzzFailure("the events changed through the writer: \(original.count) events became \(again.count): \(String(decoding: output.prefix(200), as: UTF8.self))")
+            fuzzFailure(
+                "the events changed through the writer: \(original.count) events became \(again.count): \(String(decoding: output.prefix(200), as: UTF8.self))"
+            )
         }
     } catch {
-        fuzzFailure("the writer's output does not parse: \(error)\n\(String(decoding: output.prefix(200), as: UTF8.self))")
+        fuzzFailure(
+            "the writer's output does not parse: \(error)\n\(String(decoding: output.prefix(200), as: UTF8.self))"
+        )
     }
     return 0
 }

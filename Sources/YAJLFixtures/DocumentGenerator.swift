@@ -5,9 +5,9 @@ import YAJL
 /// held in memory), and counts what it wrote so tests can check a parser's counts against it.
 ///
 /// Shared by the `yajl generate` command (for `make demo`), the tests and the benchmarks.
-public enum DocumentGenerator {
+package enum DocumentGenerator {
     /// The shapes of document.
-    public enum Kind: String, CaseIterable, Sendable {
+    package enum Kind: String, CaseIterable, Sendable {
         /// `{"meta": {...}, "results": [ {record}, ... ]}`: typical API export.
         case records
         /// `{"meta": {...}, "results": [...]}` as NDJSON: one record per line.
@@ -21,26 +21,26 @@ public enum DocumentGenerator {
     }
 
     /// What a generated document contains, counted the way `yajl stats` counts.
-    public struct Counts: Sendable, Hashable, Codable {
-        public var bytes = 0
-        public var maps = 0
-        public var arrays = 0
-        public var keys = 0
-        public var strings = 0
-        public var integers = 0
-        public var doubles = 0
-        public var numbers = 0
-        public var booleans = 0
-        public var nulls = 0
-        public var maxDepth = 0
+    package struct Counts: Sendable, Hashable, Codable {
+        package var bytes = 0
+        package var maps = 0
+        package var arrays = 0
+        package var keys = 0
+        package var strings = 0
+        package var integers = 0
+        package var doubles = 0
+        package var numbers = 0
+        package var booleans = 0
+        package var nulls = 0
+        package var maxDepth = 0
         /// Records written under `$.results` (or NDJSON lines).
-        public var records = 0
-        public init() {}
+        package var records = 0
+        package init() {}
     }
 
     /// Writes a document of `kind` of at least `targetBytes` bytes to `path`; returns its counts.
     @discardableResult
-    public static func write(_ kind: Kind, targetBytes: Int, to path: String, seed: UInt64 = 1) throws -> Counts {
+    package static func write(_ kind: Kind, targetBytes: Int, to path: String, seed: UInt64 = 1) throws -> Counts {
         let fd = try Syscalls.createForWriting(path)
         defer { Syscalls.close(fd) }
         var writer = Writer(fd: fd, path: path)
@@ -58,7 +58,11 @@ public enum DocumentGenerator {
             writer.append(#"{"meta":{"generator":"swift-yajl","kind":""#)
             writer.append(kind.rawValue)
             writer.append(#"","version":1},"results":["#)
-            counts.maps += 2; counts.keys += 5; counts.strings += 2; counts.integers += 1; counts.arrays += 1
+            counts.maps += 2
+            counts.keys += 5
+            counts.strings += 2
+            counts.integers += 1
+            counts.arrays += 1
             counts.maxDepth = max(counts.maxDepth, 2)
             while writer.written < targetBytes - 2 {
                 if counts.records > 0 { writer.append(",") }
@@ -73,68 +77,123 @@ public enum DocumentGenerator {
         return counts
     }
 
-    private static let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett"]
+    private static let words = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett",
+    ]
     private static let cities = ["Zürich", "São Paulo", "Kraków", "東京", "Reykjavík", "Montréal", "Cairo", "Lima"]
 
-    private static func record(kind: Kind, index: Int, random: inout SplitMix64, into w: inout Writer, counts: inout Counts, depth: Int) {
+    private static func record(
+        kind: Kind,
+        index: Int,
+        random: inout SplitMix64,
+        into w: inout Writer,
+        counts: inout Counts,
+        depth: Int
+    ) {
         switch kind {
         case .records, .ndjson:
             // {"id":N,"name":"...","email":"...","active":B,"score":D,"tags":[s,s],"address":{"city":s,"zip":s,"geo":[d,d]},"note":null}
             let score = Double(random.next() % 100_000) / 100
-            w.append(#"{"id":"#); w.append(String(index))
-            w.append(#","name":"user "#); w.append(String(index)); w.append(#"","email":"user"#)
-            w.append(String(index)); w.append(#"@example.com","active":"#)
+            w.append(#"{"id":"#)
+            w.append(String(index))
+            w.append(#","name":"user "#)
+            w.append(String(index))
+            w.append(#"","email":"user"#)
+            w.append(String(index))
+            w.append(#"@example.com","active":"#)
             w.append(random.next() % 2 == 0 ? "true" : "false")
-            w.append(#","score":"#); w.append(score == score.rounded() ? "\(Int(score)).5" : "\(score)")
-            w.append(#","tags":[""#); w.append(words[Int(random.next() % 10)]); w.append(#"",""#)
-            w.append(words[Int(random.next() % 10)]); w.append(#""],"address":{"city":""#)
+            w.append(#","score":"#)
+            w.append(score == score.rounded() ? "\(Int(score)).5" : "\(score)")
+            w.append(#","tags":[""#)
+            w.append(words[Int(random.next() % 10)])
+            w.append(#"",""#)
+            w.append(words[Int(random.next() % 10)])
+            w.append(#""],"address":{"city":""#)
             w.append(cities[Int(random.next() % UInt64(cities.count))])
-            w.append(#"","zip":""#); w.append(String(10000 + Int(random.next() % 89999)))
-            w.append(#"","geo":["#); w.append(coordinate(&random)); w.append(","); w.append(coordinate(&random))
+            w.append(#"","zip":""#)
+            w.append(String(10000 + Int(random.next() % 89999)))
+            w.append(#"","geo":["#)
+            w.append(coordinate(&random))
+            w.append(",")
+            w.append(coordinate(&random))
             w.append(#"]},"note":null}"#)
-            counts.maps += 2; counts.arrays += 2; counts.keys += 11; counts.strings += 6
-            counts.integers += 1; counts.doubles += 3; counts.booleans += 1; counts.nulls += 1
+            counts.maps += 2
+            counts.arrays += 2
+            counts.keys += 11
+            counts.strings += 6
+            counts.integers += 1
+            counts.doubles += 3
+            counts.booleans += 1
+            counts.nulls += 1
             counts.maxDepth = max(counts.maxDepth, depth + 3)
         case .dates:
             // {"event_id":N,"user_name":"...","created_at":"<RFC 3339>","updated_at":"<RFC 3339>","is_active":B}
             let created = 1_500_000_000 + Int(random.next() % 300_000_000)
-            w.append(#"{"event_id":"#); w.append(String(index))
-            w.append(#","user_name":"user "#); w.append(String(index))
-            w.append(#"","created_at":""#); w.append(rfc3339(created))
-            w.append(#"","updated_at":""#); w.append(rfc3339(created + Int(random.next() % 1_000_000)))
-            w.append(#"","is_active":"#); w.append(random.next() % 2 == 0 ? "true" : "false"); w.append("}")
-            counts.maps += 1; counts.keys += 5; counts.strings += 3; counts.integers += 1; counts.booleans += 1
+            w.append(#"{"event_id":"#)
+            w.append(String(index))
+            w.append(#","user_name":"user "#)
+            w.append(String(index))
+            w.append(#"","created_at":""#)
+            w.append(rfc3339(created))
+            w.append(#"","updated_at":""#)
+            w.append(rfc3339(created + Int(random.next() % 1_000_000)))
+            w.append(#"","is_active":"#)
+            w.append(random.next() % 2 == 0 ? "true" : "false")
+            w.append("}")
+            counts.maps += 1
+            counts.keys += 5
+            counts.strings += 3
+            counts.integers += 1
+            counts.booleans += 1
             counts.maxDepth = max(counts.maxDepth, depth + 1)
         case .numbers:
             // {"type":"Polygon","coordinates":[[[d,d],[d,d],... 32 pairs]]}
             w.append(#"{"type":"Polygon","coordinates":[["#)
             for i in 0..<32 {
                 if i > 0 { w.append(",") }
-                w.append("["); w.append(coordinate(&random)); w.append(","); w.append(coordinate(&random)); w.append("]")
+                w.append("[")
+                w.append(coordinate(&random))
+                w.append(",")
+                w.append(coordinate(&random))
+                w.append("]")
             }
             w.append("]]}")
-            counts.maps += 1; counts.keys += 2; counts.strings += 1; counts.arrays += 2 + 32; counts.doubles += 64
+            counts.maps += 1
+            counts.keys += 2
+            counts.strings += 1
+            counts.arrays += 2 + 32
+            counts.doubles += 64
             counts.maxDepth = max(counts.maxDepth, depth + 4)
         case .strings:
             // {"id":N,"text":"<long, escaped, non-ASCII>","lang":"xx"}
-            w.append(#"{"id":"#); w.append(String(index)); w.append(#","text":""#)
+            w.append(#"{"id":"#)
+            w.append(String(index))
+            w.append(#","text":""#)
             for i in 0..<24 {
                 w.append(words[Int(random.next() % 10)])
                 w.append(i % 5 == 0 ? #" \"quoted\"\n"# : (i % 7 == 0 ? #" \u00e9t\u00e9 \ud83d\ude00 "# : " — 東京 "))
             }
             w.append(#"","lang":"en"}"#)
-            counts.maps += 1; counts.keys += 3; counts.strings += 2; counts.integers += 1
+            counts.maps += 1
+            counts.keys += 3
+            counts.strings += 2
+            counts.integers += 1
             counts.maxDepth = max(counts.maxDepth, depth + 1)
         }
     }
 
     /// `seconds` since 1970 as `yyyy-MM-ddTHH:mm:ssZ` (civil-from-days, proleptic Gregorian).
     private static func rfc3339(_ seconds: Int) -> String {
-        let days = seconds / 86_400, rest = seconds % 86_400
-        let z = days + 719_468, era = z / 146_097, doe = z - era * 146_097
+        let days = seconds / 86_400
+        let rest = seconds % 86_400
+        let z = days + 719_468
+        let era = z / 146_097
+        let doe = z - era * 146_097
         let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"

@@ -1,11 +1,10 @@
 import Dispatch
 import Foundation
 import YAJL
-internal import CCurl
 
 /// Reads an `http://` or `https://` URL with libcurl, in the pull style of every byte source.
 ///
-/// **Back-pressure.** curl runs only inside ``read(into:)``, and only until the caller's buffer has
+/// **Back-pressure.** curl runs only inside `read(into:)`, and only until the caller's buffer has
 /// bytes; what arrives beyond it waits in a spill of at most 1 MiB, and past that the write callback
 /// pauses the transfer (`CURL_WRITEFUNC_PAUSE`) and curl keeps the data. So memory is bounded
 /// whatever the network's speed.
@@ -23,7 +22,7 @@ internal import CCurl
 /// followed here (at most ``HTTPOptions/maxRedirects``, http and https only), so custom headers
 /// stay with their origin. Durations are clamped, so no value of an option can trap.
 ///
-/// Not `Sendable`; blocking reads happen on the calling thread. As an ``AsyncJSONByteSource`` it
+/// Not `Sendable`; blocking reads happen on the calling thread. As an `AsyncJSONByteSource` it
 /// runs each read on a thread of its own (never a cooperative thread) and honours task
 /// cancellation within a tenth of a second.
 public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, InterruptibleByteSource {
@@ -32,63 +31,69 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
     /// The options of the transfer.
     public let options: HTTPOptions
 
-    var multi: UnsafeMutableRawPointer?
-    var easy: UnsafeMutableRawPointer?
-    var requestHeaders: UnsafeMutablePointer<curl_slist>?
-    /// curl's detailed message of the last failure (`CURLOPT_ERRORBUFFER`).
-    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    /// Where the transfer is. Every path through ``read(into:)`` switches on it.
+    enum State {
+        /// No read yet (the options are checked by the first).
+        case idle
+        /// An attempt is running; where its response is.
+        case transferring(ResponsePhase)
+        /// An attempt ended and the next (a redirect, a retry, a resume) starts on the next turn.
+        case betweenAttempts
+        /// The whole body has been received (the spill may still hold its last bytes).
+        case finished
+        /// The transfer cannot go on; every later read throws this.
+        case failed(HTTPError)
+    }
 
-    // Reading.
+    /// Where the current attempt's response is.
+    enum ResponsePhase {
+        /// Headers are arriving; the body's first byte decides (``ResumePolicy/verdict(on:delivered:identity:)``).
+        case headers
+        /// Its body is the document.
+        case body
+        /// Its body is not the document (a redirect's, a retried status's): dropped.
+        case discarding
+    }
+
+    var state = State.idle
+    lazy var transfer = CurlTransfer(receiver: self)
+    let policy: ResumePolicy
+
+    // Reading: the caller's buffer during a read, and what did not fit in it.
     var target: UnsafeMutableRawBufferPointer?
     var targetFilled = 0
     var spill: [UInt8] = []
     var spillOffset = 0
-    var paused = false
+    /// The bytes handed out: where a resumed request starts.
     var delivered = 0
-    var finished = false
-    var failure: HTTPError?
     /// Set by the async read's task cancellation.
     let cancellation = ReadInterruption()
     /// Set by a record reader that is dropped while this source's read waits.
     package var interruption: ReadInterruption?
     var isInterrupted: Bool { cancellation.isSet || interruption?.isSet == true }
+
+    // The transfer so far.
     /// Where the current request goes (the URL, or a redirect's target).
     var currentURL: URL
     var redirects = 0
+    var retries = 0
     /// When the transfer began (for the deadline).
     var started: ContinuousClock.Instant?
-
-    // The current response.
+    /// The current response's headers.
     var head = HTTPResponseHead()
-    var headersChecked = false
-    /// Its body is not the document (a redirect's or a retried status's): dropped.
-    var discardingBody = false
     /// Some response has been received (so a refused connection is a reconnect, worth retrying).
     var everConnected = false
-
-    // What the first response promised.
-    var totalLength: Int?
-    var validator: ResumeValidator?
-    var acceptsRanges = false
-    var compressed = false
-    var resumes = 0
+    /// What the first response with body bytes promised; `nil` before it.
+    var identity: ResourceIdentity?
 
     let queue = DispatchQueue(label: "swift-yajl.http")
-
-    private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
     /// A source for `url` (`http` or `https`).
     public init(url: URL, options: HTTPOptions = HTTPOptions()) {
         self.url = url
         self.options = options
+        policy = ResumePolicy(options: options)
         currentURL = url
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-    }
-
-    deinit {
-        closeTransfer()
-        if let multi { curl_multi_cleanup(multi) }  // also when dropped before the end (early stop)
-        errorBuffer.deallocate()
     }
 
     /// Whether `text` names an HTTP(S) resource.
@@ -103,7 +108,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         do {
             return try readOnce(into: buffer)
         } catch {
-            closeTransfer()
+            transfer.release()
             throw error
         }
     }
@@ -126,24 +131,21 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         }
     }
 
-    func readOnce(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    private func readOnce(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard buffer.count > 0 else { return 0 }
-        if let failure { throw failure }
-        if spillOffset < spill.count {
-            let n = min(buffer.count, spill.count - spillOffset)
-            spill.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + spillOffset, byteCount: n) }
-            spillOffset += n
-            if spillOffset == spill.count { spill.removeAll(keepingCapacity: true); spillOffset = 0 }
-            return handOut(n)
-        }
-        if finished { return 0 }
-        if started == nil {
+        if case .failed(let error) = state { throw error }
+        if spillOffset < spill.count { return handOut(takeFromSpill(into: buffer)) }
+        switch state {
+        case .finished: return 0
+        case .idle:
             do {
                 try options.validate()
             } catch let error as HTTPError {
                 throw fail(error.kind, error.reason)
             }
             started = .now
+            state = .betweenAttempts
+        case .transferring, .betweenAttempts, .failed: break
         }
         target = buffer
         targetFilled = 0
@@ -151,28 +153,44 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         while targetFilled == 0 {
             if isInterrupted { throw CancellationError() }
             if remainingTime() == 0 { throw deadlineExceeded() }
-            if easy == nil { try startTransfer() }
-            if paused {
-                paused = false
-                _ = ccurl_unpause(easy)
+            switch state {
+            case .failed(let error): throw error
+            case .finished: return 0
+            case .idle, .betweenAttempts: try beginAttempt()
+            case .transferring: break
+            }
+            if transfer.isPaused {
+                transfer.unpause()
                 if targetFilled > 0 { break }
             }
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
-            if let failure { throw failure }
+            transfer.perform()
+            if case .failed(let error) = state { throw error }
             if targetFilled > 0 { break }
-            if let result = finishedTransferResult() {
-                if try transferEnded(result) { return 0 }
+            if let completion = transfer.completion() {
+                try attemptEnded(completion)
                 continue
             }
-            curl_multi_poll(multi, nil, 0, 100, nil)
+            transfer.poll(milliseconds: 100)
         }
         return handOut(targetFilled)
     }
 
-    func handOut(_ count: Int) -> Int {
+    private func takeFromSpill(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let n = min(buffer.count, spill.count - spillOffset)
+        spill.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + spillOffset, byteCount: n) }
+        spillOffset += n
+        if spillOffset == spill.count {
+            spill.removeAll(keepingCapacity: true)
+            spillOffset = 0
+        }
+        return n
+    }
+
+    private func handOut(_ count: Int) -> Int {
         delivered += count
-        options.onProgress?(HTTPProgress(receivedBytes: delivered, expectedBytes: totalLength, resumes: resumes))
+        options.onProgress?(
+            HTTPProgress(receivedBytes: delivered, expectedBytes: identity?.totalLength, resumes: retries)
+        )
         return count
     }
 
@@ -184,107 +202,37 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         return max(0, HTTPOptions.clamped(deadline) - seconds)
     }
 
-    static func seconds(_ value: TimeInterval) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
-    }
-
-    /// The result of the transfer if curl reports it finished.
-    func finishedTransferResult() -> CURLcode? {
-        var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
-            if message.pointee.msg == CURLMSG_DONE { return ccurl_message_result(message) }
-        }
-        return nil
-    }
-
     /// Records a failure. Safe inside curl's callbacks: the transfer is closed by ``read(into:)``
     /// once curl has returned (cleaning up a handle inside its own callback is a use after free).
     @discardableResult
     func fail(_ kind: HTTPError.Kind, _ reason: String) -> HTTPError {
         let error = HTTPError(kind: kind, url: url.absoluteString, byteOffset: delivered, reason: reason)
-        failure = error
+        state = .failed(error)
         return error
     }
 
     var pendingBytes: Int { spill.count - spillOffset }
 
-    // MARK: Transfers
+    // MARK: Attempts
 
-    func startTransfer() throws {
-        guard Self.globalInit else { throw fail(.transport(code: -1), "curl_global_init failed") }
-        guard let easy = curl_easy_init(), let multi = multi ?? curl_multi_init() else {
-            throw fail(.transport(code: -1), "out of memory")
-        }
-        self.easy = easy
-        self.multi = multi
+    /// Starts the next attempt to ``currentURL``, from byte ``delivered``.
+    private func beginAttempt() throws {
         head = HTTPResponseHead()
-        headersChecked = false
-        discardingBody = false
         spill.removeAll(keepingCapacity: true)
         spillOffset = 0
-        paused = false
-        errorBuffer[0] = 0
-
-        _ = ccurl_setopt_string(easy, CURLOPT_URL, currentURL.absoluteString)
-        _ = ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)  // followed here, see follow(_:)
-        _ = ccurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
-        _ = ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        _ = ccurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
         let timeout = options.attemptTimeout
-        _ = ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(timeout * 1000))
-        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, min(options.lowSpeedLimit, 1 << 40)))
-        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, Int(timeout))
-        if let remaining = remainingTime() { _ = ccurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Int(remaining * 1000))) }
-        if let caCertificates = options.caCertificates { _ = ccurl_setopt_string(easy, CURLOPT_CAINFO, caCertificates) }
-        _ = ccurl_setopt_string(easy, CURLOPT_USERAGENT, "swift-yajl")
-        var headers: [String] = []
-        if options.sendsHeadersAcrossOrigins || HTTPOrigin(currentURL) == HTTPOrigin(url) {
-            headers = options.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
-        }
-        if options.acceptsCompression {
-            _ = ccurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")  // what curl can decode
-        } else {
-            headers.append("Accept-Encoding: identity")
-        }
-        if delivered > 0 {
-            headers.append("Range: bytes=\(delivered)-")
-            if let validator { headers.append("If-Range: \(validator.ifRange)") }
-        }
-        var list: UnsafeMutablePointer<curl_slist>?
-        for header in headers { list = curl_slist_append(list, header) }
-        requestHeaders = list
-        if let list { _ = ccurl_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)) }
-
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        _ = ccurl_setopt_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            Unmanaged<HTTPByteSource>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.receive(UnsafeRawBufferPointer(start: data, count: size * count))
-            }
-        }
-        _ = ccurl_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
-        _ = ccurl_setopt_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            Unmanaged<HTTPByteSource>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.header(UnsafeRawBufferPointer(start: data, count: size * count))
-            }
-        }
-        _ = ccurl_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
-        curl_multi_add_handle(multi, easy)
-    }
-
-    func closeTransfer() {
-        if let easy {
-            if let multi { curl_multi_remove_handle(multi, easy) }
-            curl_easy_cleanup(easy)
-            self.easy = nil
-        }
-        if let requestHeaders {
-            curl_slist_free_all(requestHeaders)
-            self.requestHeaders = nil
-        }
-        if finished || failure != nil || isInterrupted, let multi {
-            curl_multi_cleanup(multi)
-            self.multi = nil
-        }
+        let request = CurlTransfer.Request(
+            url: currentURL,
+            headers: policy.requestHeaders(to: currentURL, original: url, delivered: delivered, identity: identity),
+            connectTimeout: timeout,
+            lowSpeedLimit: options.lowSpeedLimit,
+            lowSpeedTime: timeout,
+            totalTimeout: remainingTime(),
+            caCertificates: options.caCertificates,
+            decodesCompression: options.acceptsCompression
+        )
+        if let problem = transfer.begin(request) { throw fail(.transport(code: -1), problem) }
+        state = .transferring(.headers)
     }
 }
 
@@ -310,4 +258,3 @@ extension AsyncJSONByteSource where Self == HTTPByteSource {
         HTTPByteSource(url: url, options: options)
     }
 }
-

@@ -45,7 +45,8 @@ public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .timedOut: return "timed out reading \(url) at byte \(byteOffset): \(reason)"
         case .deadlineExceeded: return "deadline exceeded reading \(url) at byte \(byteOffset): \(reason)"
         case .redirect: return "redirect refused for \(url) at byte \(byteOffset): \(reason)"
-        case .contentEncoding(let encoding): return "cannot read \(url) at byte \(byteOffset): the body is \(encoding)-compressed: \(reason)"
+        case .contentEncoding(let encoding):
+            return "cannot read \(url) at byte \(byteOffset): the body is \(encoding)-compressed: \(reason)"
         case .headersTooLarge: return "cannot read \(url) at byte \(byteOffset): \(reason)"
         case .invalidOptions: return "invalid HTTP options for \(url) at byte \(byteOffset): \(reason)"
         }
@@ -63,4 +64,12 @@ extension HTTPError {
         500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
         504: "Gateway Timeout",
     ]
+}
+
+extension HTTPError {
+    /// A failure decided before it is placed: the source adds its URL and byte offset.
+    struct Failure: Error, Equatable {
+        let kind: Kind
+        let reason: String
+    }
 }

@@ -46,7 +46,12 @@ public struct HTTPOptions: Sendable {
     public var onProgress: (@Sendable (HTTPProgress) -> Void)?
 
     /// Options with the given headers, timeout, retries and backoff; the rest default.
-    public init(headers: [String: String] = [:], timeout: TimeInterval = 30, maxRetries: Int = 5, backoff: TimeInterval = 0.25) {
+    public init(
+        headers: [String: String] = [:],
+        timeout: TimeInterval = 30,
+        maxRetries: Int = 5,
+        backoff: TimeInterval = 0.25
+    ) {
         self.headers = headers
         self.timeout = timeout
         self.maxRetries = maxRetries
@@ -61,7 +66,9 @@ public struct HTTPOptions: Sendable {
         }
         for (name, value) in headers {
             guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
-                throw invalid("header name '\(JSONEscaping.printable(name))' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)")
+                throw invalid(
+                    "header name '\(JSONEscaping.printable(name))' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)"
+                )
             }
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
                 throw invalid("the value of header '\(name)' contains a CR, LF or NUL (it would send other headers)")
@@ -81,7 +88,9 @@ public struct HTTPOptions: Sendable {
     /// RFC 9110 `tchar`.
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
         default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
         }
     }

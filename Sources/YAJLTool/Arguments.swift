@@ -24,11 +24,19 @@ struct OptionSpec: Sendable {
     let help: String
     let apply: @Sendable (inout ToolSettings, String) throws -> Void
 
-    static func flag(_ name: String, _ help: String, _ apply: @escaping @Sendable (inout ToolSettings) -> Void) -> OptionSpec {
+    static func flag(
+        _ name: String,
+        _ help: String,
+        _ apply: @escaping @Sendable (inout ToolSettings) -> Void
+    ) -> OptionSpec {
         OptionSpec(name: name, valueName: nil, help: help) { settings, _ in apply(&settings) }
     }
 
-    static func size(_ name: String, _ help: String, _ apply: @escaping @Sendable (inout ToolSettings, Int) -> Void) -> OptionSpec {
+    static func size(
+        _ name: String,
+        _ help: String,
+        _ apply: @escaping @Sendable (inout ToolSettings, Int) -> Void
+    ) -> OptionSpec {
         OptionSpec(name: name, valueName: "N", help: help) { settings, text in
             apply(&settings, try parseSize(text, option: name))
         }
@@ -44,7 +52,11 @@ let parserOptionSpecs: [OptionSpec] = parserOnlyOptionSpecs + httpOptionSpecs
 
 /// The options of an `http(s)://` input.
 let httpOptionSpecs: [OptionSpec] = [
-    OptionSpec(name: "--header", valueName: "'NAME: VALUE'", help: "HTTP request header (repeatable; sent to its URL's host only)") { settings, text in
+    OptionSpec(
+        name: "--header",
+        valueName: "'NAME: VALUE'",
+        help: "HTTP request header (repeatable; sent to its URL's host only)"
+    ) { settings, text in
         guard let colon = text.firstIndex(of: ":") else {
             throw UsageError(description: "--header expects 'Name: value', not '\(text)'")
         }
@@ -57,20 +69,36 @@ let httpOptionSpecs: [OptionSpec] = [
         }
         settings.http.headers[name] = value
     },
-    OptionSpec(name: "--timeout", valueName: "S", help: "seconds to connect, and to stay below 1 KiB/s, per attempt (default 30)") { settings, text in
+    OptionSpec(
+        name: "--timeout",
+        valueName: "S",
+        help: "seconds to connect, and to stay below 1 KiB/s, per attempt (default 30)"
+    ) { settings, text in
         settings.http.timeout = try parseSeconds(text, option: "--timeout")
     },
-    OptionSpec(name: "--deadline", valueName: "S", help: "seconds for the whole download, retries included (default none)") { settings, text in
+    OptionSpec(
+        name: "--deadline",
+        valueName: "S",
+        help: "seconds for the whole download, retries included (default none)"
+    ) { settings, text in
         settings.http.deadline = try parseSeconds(text, option: "--deadline")
     },
-    OptionSpec(name: "--retries", valueName: "N", help: "retries after a drop, a refused reconnect, a 503 or 429 (default 5)") { settings, text in
+    OptionSpec(
+        name: "--retries",
+        valueName: "N",
+        help: "retries after a drop, a refused reconnect, a 503 or 429 (default 5)"
+    ) { settings, text in
         guard let retries = Int(text), (0...1000).contains(retries) else {
             throw UsageError(description: "--retries expects a count from 0 to 1000, not '\(text)'")
         }
         settings.http.maxRetries = retries
     },
-    OptionSpec(name: "--cacert", valueName: "FILE", help: "PEM file of CA certificates to trust (a private CA)") { settings, text in
-        guard FileManager.default.isReadableFile(atPath: text) else { throw UsageError(description: "--cacert: cannot read \(text)") }
+    OptionSpec(name: "--cacert", valueName: "FILE", help: "PEM file of CA certificates to trust (a private CA)") {
+        settings,
+        text in
+        guard FileManager.default.isReadableFile(atPath: text) else {
+            throw UsageError(description: "--cacert: cannot read \(text)")
+        }
         settings.http.caCertificates = text
     },
     .flag("--resume-unvalidated", "resume a dropped download even without ETag or Last-Modified") {
@@ -81,7 +109,9 @@ let httpOptionSpecs: [OptionSpec] = [
 /// Seconds: a positive number up to 1,000,000.
 func parseSeconds(_ text: String, option: String) throws -> TimeInterval {
     guard let seconds = Double(text), seconds > 0, seconds <= 1_000_000 else {
-        throw UsageError(description: "\(option) expects seconds, a number from 0 (exclusive) to 1000000, not '\(text)'")
+        throw UsageError(
+            description: "\(option) expects seconds, a number from 0 (exclusive) to 1000000, not '\(text)'"
+        )
     }
     return seconds
 }
@@ -90,7 +120,9 @@ func parseSeconds(_ text: String, option: String) throws -> TimeInterval {
 let parserOnlyOptionSpecs: [OptionSpec] = [
     .size("--chunk-size", "bytes per read (default 64K; suffixes K, M, G)") { $0.parser.chunkSize = $1 },
     .flag("--allow-comments", "accept /* */ and // comments") { $0.parser.allowComments = true },
-    .flag("--allow-trailing-garbage", "ignore anything after the first value") { $0.parser.allowTrailingGarbage = true },
+    .flag("--allow-trailing-garbage", "ignore anything after the first value") {
+        $0.parser.allowTrailingGarbage = true
+    },
     .flag("--allow-multiple-values", "accept several top-level values (NDJSON, concatenated JSON)") {
         $0.parser.allowMultipleValues = true
     },
@@ -113,15 +145,19 @@ let limitFlags: [String: String] = [
 func commandLineMessage(_ error: JSONOptionError) -> String {
     let flags = [
         "JSONParser.Options.chunkSize": "--chunk-size", "JSONParser.Options.maxDepth": "--max-depth",
-        "JSONParser.Options.maxTokenBytes": "--max-token-bytes", "JSONParser.Options.maxDocumentBytes": "--max-document-bytes",
+        "JSONParser.Options.maxTokenBytes": "--max-token-bytes",
+        "JSONParser.Options.maxDocumentBytes": "--max-document-bytes",
         "JSONWriter.Options.indent": "--indent-string",
     ]
-    return JSONOptionError(option: flags[error.option] ?? error.option, value: error.value, allowed: error.allowed).description
+    return JSONOptionError(option: flags[error.option] ?? error.option, value: error.value, allowed: error.allowed)
+        .description
 }
 
 /// `123`, `64K`, `16M`, `1G` (binary multiples).
 func parseSize(_ text: String, option: String) throws -> Int {
-    let multipliers: [Character: Int] = ["K": 1 << 10, "k": 1 << 10, "M": 1 << 20, "m": 1 << 20, "G": 1 << 30, "g": 1 << 30]
+    let multipliers: [Character: Int] = [
+        "K": 1 << 10, "k": 1 << 10, "M": 1 << 20, "m": 1 << 20, "G": 1 << 30, "g": 1 << 30,
+    ]
     var digits = Substring(text)
     var multiplier = 1
     if let last = digits.last, let m = multipliers[last] {
@@ -159,7 +195,9 @@ func parseArguments(_ arguments: [String], specs: [OptionSpec], command: String)
             inlineValue = String(argument[argument.index(after: equals)...])
         }
         guard let spec = byName[name] else {
-            throw UsageError(description: "unknown option '\(name)' for 'yajl \(command)' (see 'yajl \(command) --help')")
+            throw UsageError(
+                description: "unknown option '\(name)' for 'yajl \(command)' (see 'yajl \(command) --help')"
+            )
         }
         if spec.valueName == nil {
             guard inlineValue == nil else { throw UsageError(description: "\(name) takes no value") }

@@ -6,7 +6,8 @@ import YAJLHTTP
 @main
 struct YAJLTool {
     static let commands: [Command] = [
-        validateCommand, eventsCommand, statsCommand, extractCommand, reformatCommand, toNDJSONCommand, fromNDJSONCommand,
+        validateCommand, eventsCommand, statsCommand, extractCommand, reformatCommand, toNDJSONCommand,
+        fromNDJSONCommand,
         generateCommand,
     ]
 
@@ -54,7 +55,9 @@ struct YAJLTool {
                 throw UsageError(description: commandLineMessage(error))
             }
             if settings.inputs.count > command.maxInputs {
-                throw UsageError(description: "too many inputs for 'yajl \(command.name)': \(settings.inputs.joined(separator: " "))")
+                throw UsageError(
+                    description: "too many inputs for 'yajl \(command.name)': \(settings.inputs.joined(separator: " "))"
+                )
             }
             return try command.run(settings)
         } catch let error as JSONParseError {

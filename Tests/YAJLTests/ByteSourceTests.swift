@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 /// Every byte source delivers the same events, reads in bounded chunks, and stops reading when
@@ -121,8 +122,12 @@ struct ByteSourceTests {
     }
 
     @Test func stopReadsNoFurther() throws {
-        let source = CountingSource(MemoryByteSource(Array("[".utf8) + Array(repeating: UInt8(ascii: "1"), count: 1)
-            + Array(String(repeating: ",1", count: 100_000).utf8) + Array("]".utf8)))
+        let source = CountingSource(
+            MemoryByteSource(
+                Array("[".utf8) + Array(repeating: UInt8(ascii: "1"), count: 1)
+                    + Array(String(repeating: ",1", count: 100_000).utf8) + Array("]".utf8)
+            )
+        )
         let recorder = EventRecorder()
         recorder.stopAfter = 10
         let state = try JSONParser(options: .init(chunkSize: 1024), handler: recorder).parse(from: source)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 /// Every document gives identical events, paths and depths — or the identical error at the same
@@ -60,8 +61,10 @@ struct ChunkInvarianceTests {
         #expect(whole.events.count == 17)
     }
 
-    @Test(.enabled(if: SharedMaterial.isAvailable, "../shared/corpus not found: corpus invariance skipped"),
-          arguments: ["twitter.json", "citm_catalog.json", "canada.json"])
+    @Test(
+        .enabled(if: SharedMaterial.isAvailable, "../shared/corpus not found: corpus invariance skipped"),
+        arguments: ["twitter.json", "citm_catalog.json", "canada.json"]
+    )
     func corpusDocument(_ name: String) throws {
         let url = try #require(SharedMaterial.corpusDirectory?.appendingPathComponent(name))
         let bytes = try [UInt8](Data(contentsOf: url))
@@ -80,7 +83,10 @@ struct ChunkInvarianceTests {
         for size in Self.chunkSizes {
             let chunked = parse(bytes, chunkSize: size, options: options)
             #expect(chunked.events == whole.events, "events differ at chunk size \(size)")
-            #expect(chunked.error.map(ErrorLocation.init) == whole.error.map(ErrorLocation.init), "error differs at chunk size \(size)")
+            #expect(
+                chunked.error.map(ErrorLocation.init) == whole.error.map(ErrorLocation.init),
+                "error differs at chunk size \(size)"
+            )
         }
         return whole
     }
@@ -117,7 +123,10 @@ struct LeniencyTests {
     ])
     func loneSurrogateEscapesAreRefusedUnlessTheCheckIsOff(document: String, yajlDecodes expected: String) throws {
         let refused = parse(document)
-        #expect(refused.error?.kind == .invalidUTF8 && refused.error?.byteOffset == 2, "\(String(describing: refused.error))")
+        #expect(
+            refused.error?.kind == .invalidUTF8 && refused.error?.byteOffset == 2,
+            "\(String(describing: refused.error))"
+        )
         var options = JSONParser.Options()
         options.validatesUTF8 = false
         let events = EventRecorder()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 /// JSONTestSuite (../shared/conformance/JSONTestSuite/test_parsing): `y_` must parse, `n_` must
@@ -8,12 +9,13 @@ import Testing
 struct ConformanceTests {
     /// Cases YAJL accepts although RFC 8259 forbids them. Documented in Docs/Conformance.md.
     static let knownLeniencies: Set<String> = [
-        "n_structure_whitespace_formfeed.json",  // YAJL treats a form feed (0x0C) as white space.
+        "n_structure_whitespace_formfeed.json"  // YAJL treats a form feed (0x0C) as white space.
     ]
 
     static func cases(prefix: String) -> [String] {
         guard let directory = SharedMaterial.conformanceDirectory,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+        else { return [] }
         return names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".json") }.sorted()
     }
 
@@ -28,8 +30,10 @@ struct ConformanceTests {
         #expect(Self.cases(prefix: "n_").count > 180)
     }
 
-    @Test(.enabled(if: SharedMaterial.isAvailable, "../shared/conformance not found: y_ cases skipped"),
-          arguments: cases(prefix: "y_"))
+    @Test(
+        .enabled(if: SharedMaterial.isAvailable, "../shared/conformance not found: y_ cases skipped"),
+        arguments: cases(prefix: "y_")
+    )
     func mustAccept(_ name: String) throws {
         let bytes = try Self.bytes(name)
         let outcome = parse(bytes)
@@ -37,8 +41,10 @@ struct ConformanceTests {
         #expect(parse(bytes, chunkSize: 1) == outcome, "\(name) differs at chunk size 1")
     }
 
-    @Test(.enabled(if: SharedMaterial.isAvailable, "../shared/conformance not found: n_ cases skipped"),
-          arguments: cases(prefix: "n_"))
+    @Test(
+        .enabled(if: SharedMaterial.isAvailable, "../shared/conformance not found: n_ cases skipped"),
+        arguments: cases(prefix: "n_")
+    )
     func mustReject(_ name: String) throws {
         let bytes = try Self.bytes(name)
         let outcome = parse(bytes)
@@ -55,8 +61,10 @@ struct ConformanceTests {
         #expect(chunked.error.map(ErrorLocation.init) == ErrorLocation(error), "\(name) error differs at chunk size 1")
     }
 
-    @Test(.enabled(if: SharedMaterial.isAvailable, "../shared/conformance not found: i_ cases skipped"),
-          arguments: cases(prefix: "i_"))
+    @Test(
+        .enabled(if: SharedMaterial.isAvailable, "../shared/conformance not found: i_ cases skipped"),
+        arguments: cases(prefix: "i_")
+    )
     func mayEitherWay(_ name: String) throws {
         let bytes = try Self.bytes(name)
         let outcome = parse(bytes)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 /// `.iso8601` dates and the snake_case key strategies, compared value by value with Foundation.
@@ -52,7 +53,9 @@ struct DateAndKeyStrategyTests {
 
     @Test func writtenDatesMatchISO8601DateFormatter() {
         let formatter = ISO8601DateFormatter()
-        for interval in [0, -0.5, 0.999, -1, -86_400.25, 1e9 + 0.5, -62_135_596_800, -12_212_553_600.5, 253_402_300_799.9] {
+        for interval in [
+            0, -0.5, 0.999, -1, -86_400.25, 1e9 + 0.5, -62_135_596_800, -12_212_553_600.5, 253_402_300_799.9,
+        ] {
             let date = Date(timeIntervalSince1970: interval)
             #expect(RFC3339.string(from: date) == formatter.string(from: date), "\(interval)")
         }
@@ -66,7 +69,9 @@ struct DateAndKeyStrategyTests {
     func textOutsideTheProfileIsLeftToFoundation(text: String) {
         #expect(Self.fast(text) == nil, "\(text)")
         // The whole parse accepts exactly what Foundation accepts.
-        let foundation = (try? Date.ISO8601FormatStyle().parse(text)) ?? (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+        let foundation =
+            (try? Date.ISO8601FormatStyle().parse(text))
+            ?? (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
         var text = text
         let ours = text.withUTF8 { RFC3339.date(from: UnsafeRawBufferPointer($0)) }
         #expect(ours == foundation, "\(text)")
@@ -134,7 +139,9 @@ struct DateAndKeyStrategyTests {
         let expected = try decoder.decode(Keys.self, from: Data(document.utf8)).keys
         var options = JSONRecordOptions()
         options.decoding.keyDecodingStrategy = .convertFromSnakeCase
-        #expect(try JSONRecordReader(Keys.self, at: "$", from: .text(document), options: options).next()?.keys == expected)
+        #expect(
+            try JSONRecordReader(Keys.self, at: "$", from: .text(document), options: options).next()?.keys == expected
+        )
         // Looking the converted key up finds the member (through the byte cache).
         struct One: Decodable {
             let value: Int
@@ -173,7 +180,10 @@ struct DecodingErrorLocationTests {
     /// Documents with one failing value, marked `⟨` just before it (the marker is removed).
     static let cases: [(document: String, path: String)] = [
         (#"{"rows":[{"id":1,"name":"a","tags":[]},{"id":⟨"two","name":"b","tags":[]}]}"#, "$.rows[1].id"),
-        ("{\"rows\":[\n  {\"id\":1,\"name\":\"a\",\"tags\":[]},\n  {\"id\":2,\n   \"name\":⟨17,\"tags\":[]}]}", "$.rows[1].name"),
+        (
+            "{\"rows\":[\n  {\"id\":1,\"name\":\"a\",\"tags\":[]},\n  {\"id\":2,\n   \"name\":⟨17,\"tags\":[]}]}",
+            "$.rows[1].name"
+        ),
         (#"{"rows":[{"id":⟨"esc\"aped\\ \u00e9 \"","name":"a","tags":[]}]}"#, "$.rows[0].id"),
         (#"{"rows":[{"id":1,"name":"a","tags":["x",⟨null,"y"]}]}"#, "$.rows[0].tags[1]"),
         (#"{"rows":[{"id":1,"name":"a","tags":["x"],"nested":{"flag":⟨"yes"}}]}"#, "$.rows[0].nested.flag"),
@@ -181,7 +191,10 @@ struct DecodingErrorLocationTests {
         (#"{"rows":[⟨{"id":1,"tags":[]}]}"#, "$.rows[0]"),  // missing key: its object
         (#"{"rows":[{"id":⟨1.5,"name":"a","tags":[]}]}"#, "$.rows[0].id"),
         (#"{"rows":[{"id":1,"name":⟨true,"tags":[]}]}"#, "$.rows[0].name"),
-        ("{\"rows\":[{\"id\":⟨\"" + String(repeating: "long \\\" string ", count: 40) + "\",\"name\":\"a\",\"tags\":[]}]}", "$.rows[0].id"),
+        (
+            "{\"rows\":[{\"id\":⟨\"" + String(repeating: "long \\\" string ", count: 40)
+                + "\",\"name\":\"a\",\"tags\":[]}]}", "$.rows[0].id"
+        ),
     ]
 
     @Test(arguments: cases.indices)
@@ -213,7 +226,8 @@ struct DecodingErrorLocationTests {
     }
 
     @Test func skippedFailuresAreLocatedInNDJSON() throws {
-        let document = "{\"id\":1,\"name\":\"a\",\"tags\":[]}\n{\"id\":2,\"name\":\"b\",\"tags\":[3]}\n{\"id\":\"x\",\"name\":\"c\",\"tags\":[]}\n"
+        let document =
+            "{\"id\":1,\"name\":\"a\",\"tags\":[]}\n{\"id\":2,\"name\":\"b\",\"tags\":[3]}\n{\"id\":\"x\",\"name\":\"c\",\"tags\":[]}\n"
         var options = JSONRecordOptions()
         options.parser.allowMultipleValues = true
         options.onDecodingFailure = .skip

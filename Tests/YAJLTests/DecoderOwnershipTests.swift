@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import YAJL
 
 /// No container can outlive what it points to: decoders made by `superDecoder` keep their
@@ -38,7 +39,11 @@ struct DecoderOwnershipTests {
 
     @Test func superDecodersOwnTheirState() throws {
         for _ in 0..<3 {
-            let one = try JSONRecordReader(ThroughSuperDecoderForKey.self, at: "$[*]", from: .text(#"[{"x":{"a":1}},{"x":{"a":2}}]"#))
+            let one = try JSONRecordReader(
+                ThroughSuperDecoderForKey.self,
+                at: "$[*]",
+                from: .text(#"[{"x":{"a":1}},{"x":{"a":2}}]"#)
+            )
             #expect(try one.next()?.a == 1)
             #expect(try one.next()?.a == 2)
             let two = try JSONRecordReader(ThroughSuperDecoder.self, at: "$[*]", from: .text(#"[{"super":{"a":3}}]"#))
@@ -79,7 +84,10 @@ struct DecoderOwnershipTests {
     @Test func containersKeptPastTheirRecordThrowInsteadOfReading() throws {
         do {
             let reader = try JSONRecordReader(
-                Escaping.self, at: "$[*]", from: .text(#"[{"name":"a","x":{"a":1},"items":[1,2]},{"name":"b","x":{"a":2},"items":[]}]"#))
+                Escaping.self,
+                at: "$[*]",
+                from: .text(#"[{"name":"a","x":{"a":1},"items":[1,2]},{"name":"b","x":{"a":2},"items":[]}]"#)
+            )
             #expect(try reader.next()?.name == "a")
             // After the first record, while the reader lives…
             try Self.expectExpired()

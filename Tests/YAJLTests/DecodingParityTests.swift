@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 /// Decodes the same JSON with swift-yajl and `JSONDecoder`, value by value: both must succeed with
@@ -40,7 +41,9 @@ enum Parity {
     }
 
     static func foundation<T: Decodable>(_ type: T.Type, _ json: String) -> Outcome {
-        do { return .value(render(try JSONDecoder().decode(T.self, from: Data(json.utf8)))) } catch { return .failure(describe(error)) }
+        do { return .value(render(try JSONDecoder().decode(T.self, from: Data(json.utf8)))) } catch {
+            return .failure(describe(error))
+        }
     }
 
     static func ours<T: Decodable>(_ type: T.Type, _ json: String) -> Outcome {
@@ -107,10 +110,12 @@ struct DecodingParityTests {
 
     @Test func doublesFloatsIncludingNegativeZeroAndBigIntegers() {
         let literals = [
-            "0", "-0", "-0.0", "0.1", "1e400", "-1e400", "1.7976931348623157e308", "4.9e-324", "2.2250738585072014e-308",
+            "0", "-0", "-0.0", "0.1", "1e400", "-1e400", "1.7976931348623157e308", "4.9e-324",
+            "2.2250738585072014e-308",
             "9223372036854775808", "123456789012345678901234567890", "3.4028235e38", "3.5e38", "\"1\"", "null", "false",
             // Just above and just below halfway between two floats: rounding through Double ties.
-            "1.00000005960464477539062500000000001", "1.00000005960464477539062499999999999", "1.000000059604644775390625",
+            "1.00000005960464477539062500000000001", "1.00000005960464477539062499999999999",
+            "1.000000059604644775390625",
             "3.40282356779733661637539395458142568448e38", "1.4012984643248170709237295832899161312802619418765e-45",
         ]
         var differences = Parity.differences(Double.self, literals)
@@ -119,16 +124,24 @@ struct DecodingParityTests {
     }
 
     @Test func stringsBoolsAndDecimalsDoNotConvertSilently() {
-        var differences = Parity.differences(String.self, ["\"a\"", "12345", "12345678901234567890", "1.5", "null", "true", "[]", "{}"])
+        var differences = Parity.differences(
+            String.self,
+            ["\"a\"", "12345", "12345678901234567890", "1.5", "null", "true", "[]", "{}"]
+        )
         differences += Parity.differences(Bool.self, ["true", "false", "1", "0", "\"true\"", "null"])
         differences += Parity.differences(
-            Decimal.self, ["12345678901234567890123456789", "1.5", "-0", "\"1.5\"", "null", "1e10"])
+            Decimal.self,
+            ["12345678901234567890123456789", "1.5", "-0", "\"1.5\"", "null", "1e10"]
+        )
         differences += Parity.differences([Int].self, ["[1,2]", "[1,null]", "null", "{}", "1"])
         differences += Parity.differences([String: Int].self, ["{\"a\":1}", "{\"a\":null}", "[]", "null"])
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
     }
 
-    struct Required: Decodable { let id: Int; let name: String }
+    struct Required: Decodable {
+        let id: Int
+        let name: String
+    }
     struct Optionals: Decodable, CustomStringConvertible {
         let id: Int?
         let name: String?

@@ -8,14 +8,17 @@ final class CityCounter: JSONEventHandler {
     private var atCity = false
     func key(_ key: JSONStringView, context: JSONEventContext) throws { atCity = key == "city" }
     func string(_ value: JSONStringView, context: JSONEventContext) throws {
-        if atCity { cities[value.string, default: 0] += 1 }   // a String only when needed
+        if atCity { cities[value.string, default: 0] += 1 }  // a String only when needed
     }
 }
 
 @Suite("Documentation examples")
 struct DocumentationExampleTests {
     @Test func readmeRecordsOneLiner() async throws {
-        struct User: Decodable { let id: Int; let name: String }
+        struct User: Decodable {
+            let id: Int
+            let name: String
+        }
         let file = TemporaryFile("users.json")
         defer { file.remove() }
         try #"{"count": 2, "results": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}]}"#
@@ -35,7 +38,8 @@ struct DocumentationExampleTests {
     @Test func readmeExample() throws {
         let file = TemporaryFile("export.json")
         defer { file.remove() }
-        try #"{"results": [{"address": {"city": "Lima"}}, {"address": {"city": "Cairo"}}, {"address": {"city": "Lima"}}]}"#
+        try
+            #"{"results": [{"address": {"city": "Lima"}}, {"address": {"city": "Cairo"}}, {"address": {"city": "Lima"}}]}"#
             .write(toFile: file.path, atomically: true, encoding: .utf8)
 
         let counter = CityCounter()

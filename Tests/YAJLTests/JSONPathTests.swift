@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 @Suite("JSONPath selection")
@@ -14,7 +15,11 @@ struct JSONPathTests {
         """#
 
     /// Selects with one path; returns the selected values, minified, in document order.
-    static func select(_ path: String, in document: String = document, options: JSONRecordOptions = .init()) throws -> [String] {
+    static func select(
+        _ path: String,
+        in document: String = document,
+        options: JSONRecordOptions = .init()
+    ) throws -> [String] {
         let reader = try JSONRecordReader(JSONValue.self, at: path, from: .text(document), options: options)
         var values: [String] = []
         while let value = try reader.next() { values.append(value.description) }
@@ -56,7 +61,11 @@ struct JSONPathTests {
     }
 
     @Test func severalPathsInOnePassReportWhichMatched() throws {
-        let reader = try JSONRecordReader(JSONValue.self, at: ["$.results[*].name", "$.meta.count"], from: .text(Self.document))
+        let reader = try JSONRecordReader(
+            JSONValue.self,
+            at: ["$.results[*].name", "$.meta.count"],
+            from: .text(Self.document)
+        )
         var seen: [String] = []
         while let record = try reader.nextRecord() {
             seen.append("\(record.queryIndex):\(record.path):\(record.value)")
@@ -65,7 +74,10 @@ struct JSONPathTests {
     }
 
     @Test func ownedValuesKeepOrderDuplicatesAndNumberText() throws {
-        let values = try Self.select("$[0]", in: #"[{"b": 1, "a": 2, "b": 3, "n": [-0, 1E+2, 1.7976931348623157e308, 123456789012345678901234567890]}]"#)
+        let values = try Self.select(
+            "$[0]",
+            in: #"[{"b": 1, "a": 2, "b": 3, "n": [-0, 1E+2, 1.7976931348623157e308, 123456789012345678901234567890]}]"#
+        )
         #expect(values == [#"{"b":1,"a":2,"b":3,"n":[-0,1E+2,1.7976931348623157e308,123456789012345678901234567890]}"#])
         let reader = try JSONRecordReader(JSONValue.self, at: "$[0]", from: .text(#"[{"b": 1, "a": 2, "b": 3}]"#))
         let object = try #require(try reader.next())
@@ -118,7 +130,8 @@ struct JSONPathTests {
     }
 
     @Test func ndjsonValuesAreRootsWithIndexAndLine() throws {
-        let ndjson = "{\"id\": 1, \"v\": {\"x\": 1}}\n{\"id\": 2, \"v\": {\"x\": 2}}\n\n{\"id\": 3, \"v\": {\"x\": 3}}\n"
+        let ndjson =
+            "{\"id\": 1, \"v\": {\"x\": 1}}\n{\"id\": 2, \"v\": {\"x\": 2}}\n\n{\"id\": 3, \"v\": {\"x\": 3}}\n"
         var options = JSONRecordOptions()
         options.parser.allowMultipleValues = true
         let reader = try JSONRecordReader(JSONValue.self, at: "$.v.x", from: .text(ndjson), options: options)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YAJLFixtures
+
 @testable import YAJL
 
 /// Counts events like `yajl stats` does, through the public typed-event layer with paths on.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 /// Hostile and broken input ends with a clear, located error, early and in bounded memory.
@@ -31,7 +32,9 @@ struct LimitTests {
 
     @Test func a2GiBStringHitsTheTokenLimitWithoutBeingHeld() throws {
         // Streamed: the 2 GiB exist neither in memory nor on disk.
-        let probe = DeliveryProbe(RepeatingSource(prefix: #"{"blob": ""#, fill: "abcdefgh", count: 2 << 27, suffix: #""}"#))
+        let probe = DeliveryProbe(
+            RepeatingSource(prefix: #"{"blob": ""#, fill: "abcdefgh", count: 2 << 27, suffix: #""}"#)
+        )
         #expect(probe.base.totalLength! > 2 << 30)
         let resetPeak = ProcessMemory.resetPeak()
         let before = ProcessMemory.field("VmRSS") ?? 0
@@ -50,7 +53,9 @@ struct LimitTests {
 
     @Test func aLongStringWithinARaisedLimitParsesInFewReads() throws {
         let length = 100 << 20
-        let probe = DeliveryProbe(RepeatingSource(prefix: "[\"", fill: "0123456789abcdef", count: length / 16, suffix: "\", 1]"))
+        let probe = DeliveryProbe(
+            RepeatingSource(prefix: "[\"", fill: "0123456789abcdef", count: length / 16, suffix: "\", 1]")
+        )
         final class Lengths: JSONEventHandler {
             var stringLength = 0
             var numbers = 0
@@ -84,7 +89,9 @@ struct LimitTests {
             let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
             return "\(line):\(column)"
         }
-        let documentLimit = try #require(parse(document, chunkSize: chunkSize, options: .init(maxDocumentBytes: 20)).error)
+        let documentLimit = try #require(
+            parse(document, chunkSize: chunkSize, options: .init(maxDocumentBytes: 20)).error
+        )
         #expect(documentLimit.kind == .documentLimitExceeded)
         #expect(documentLimit.byteOffset == 20)
         #expect("\(documentLimit.line):\(documentLimit.column)" == location(20))
@@ -101,7 +108,9 @@ struct LimitTests {
     @Test func tenMillionSmallKeysInOneObjectKeepMemoryFlat() throws {
         // Keys are not retained: memory does not grow with their number (the tool test feeds
         // 100,000,000 of them to the release build; see scripts/hostile-inputs.sh).
-        let probe = DeliveryProbe(RepeatingSource(prefix: "{", fill: #""key":0,"#, count: 10_000_000, suffix: #""end":1}"#))
+        let probe = DeliveryProbe(
+            RepeatingSource(prefix: "{", fill: #""key":0,"#, count: 10_000_000, suffix: #""end":1}"#)
+        )
         final class Counter: JSONEventHandler {
             var keys = 0
             func key(_ key: JSONStringView, context: JSONEventContext) throws { keys += 1 }
@@ -194,7 +203,9 @@ struct LimitTests {
     @Test func errorDescriptionReadsAsDocumented() throws {
         let text = "{\"results\": [\n  {\"name\": \"a\"},\n  {\"name\": \"b\"},\n  {\"name\": "
         let error = try #require(parse(text).error)
-        #expect(error.description == "premature EOF at line 4, column 12 (byte \(text.utf8.count)) in $.results[2].name")
+        #expect(
+            error.description == "premature EOF at line 4, column 12 (byte \(text.utf8.count)) in $.results[2].name"
+        )
         #expect(error.detailedDescription.hasSuffix("  {\"name\": \n               ^"))
     }
 }

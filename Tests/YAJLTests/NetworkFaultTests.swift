@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import YAJL
 import YAJLHTTP
+
+@testable import YAJL
 
 /// The faults of the network issue, each against scripts/test-http-server.py: a changed resource
 /// is never spliced in, every HTTP failure is named, every wait is bounded, headers stay with
@@ -43,7 +44,9 @@ struct NetworkFaultTests {
     ])
     func aChanged206IsRefused(validators: [String], reason: String) throws {
         let server = try TestHTTPServer(
-            serving: Self.document.path, ["--drop-after", "1000003", "--drops", "1", "--change-after", "1", "--ignore-if-range"] + validators)
+            serving: Self.document.path,
+            ["--drop-after", "1000003", "--drops", "1", "--change-after", "1", "--ignore-if-range"] + validators
+        )
         defer { server.stop() }
         let error = try #require(throws: HTTPError.self) { try Self.parse(server.url, Self.options()) }
         #expect(error.kind == .cannotResume, "\(error)")
@@ -54,7 +57,10 @@ struct NetworkFaultTests {
 
     @Test func ifRangeCarriesLastModifiedWithoutAStrongETag() throws {
         for flags in [["--no-etag"], ["--weak-etag"]] {
-            let server = try TestHTTPServer(serving: Self.document.path, ["--drop-after", "1000000", "--drops", "1"] + flags)
+            let server = try TestHTTPServer(
+                serving: Self.document.path,
+                ["--drop-after", "1000000", "--drops", "1"] + flags
+            )
             defer { server.stop() }
             Self.expectWholeDocument(try Self.parse(server.url, Self.options()))
             #expect(Self.log(server).last?.contains("If-Range=Sun,_29_Nov_2026") == true, "\(Self.log(server))")
@@ -79,7 +85,9 @@ struct NetworkFaultTests {
     func anErrorStatusWithAnEmptyBodyIsAnHTTPError(status: Int) throws {
         let server = try TestHTTPServer(serving: Self.document.path, ["--status", String(status)])
         defer { server.stop() }
-        let error = try #require(throws: HTTPError.self) { try Self.parse(server.url, Self.options { $0.maxRetries = 1 }) }
+        let error = try #require(throws: HTTPError.self) {
+            try Self.parse(server.url, Self.options { $0.maxRetries = 1 })
+        }
         #expect(error.kind == .status(status), "\(error)")
         if status == 503 { #expect(error.reason.contains("after 1 retry"), "\(error)") }
     }
@@ -87,7 +95,11 @@ struct NetworkFaultTests {
     @Test func a503WithRetryAfterIsWaitedFor() throws {
         let server = try TestHTTPServer(
             serving: Self.document.path,
-            ["--drop-after", "1000000", "--drops", "1", "--status-after-drop", "503", "--status-count", "2", "--retry-after", "1"])
+            [
+                "--drop-after", "1000000", "--drops", "1", "--status-after-drop", "503", "--status-count", "2",
+                "--retry-after", "1",
+            ]
+        )
         defer { server.stop() }
         let start = ContinuousClock.now
         Self.expectWholeDocument(try Self.parse(server.url, Self.options()))
@@ -95,7 +107,10 @@ struct NetworkFaultTests {
     }
 
     @Test func aRefusedReconnectIsRetried() throws {
-        let server = try TestHTTPServer(serving: Self.document.path, ["--drop-after", "1000000", "--drops", "1", "--refuse-after-drop", "2"])
+        let server = try TestHTTPServer(
+            serving: Self.document.path,
+            ["--drop-after", "1000000", "--drops", "1", "--refuse-after-drop", "2"]
+        )
         defer { server.stop() }
         Self.expectWholeDocument(try Self.parse(server.url, Self.options { $0.backoff = 0.25 }))
     }
@@ -122,7 +137,13 @@ struct NetworkFaultTests {
         defer { server.stop() }
         let start = ContinuousClock.now
         let error = try #require(throws: HTTPError.self) {
-            try Self.parse(server.url, Self.options { $0.timeout = 2; $0.maxRetries = 1 })
+            try Self.parse(
+                server.url,
+                Self.options {
+                    $0.timeout = 2
+                    $0.maxRetries = 1
+                }
+            )
         }
         #expect(error.kind == .timedOut, "\(error)")
         #expect(error.reason.contains("1024 bytes/s for 2 s"), "\(error)")
@@ -134,7 +155,13 @@ struct NetworkFaultTests {
         defer { server.stop() }
         let start = ContinuousClock.now
         let error = try #require(throws: HTTPError.self) {
-            try Self.parse(server.url, Self.options { $0.timeout = 60; $0.deadline = 3 })
+            try Self.parse(
+                server.url,
+                Self.options {
+                    $0.timeout = 60
+                    $0.deadline = 3
+                }
+            )
         }
         #expect(error.kind == .deadlineExceeded, "\(error)")
         #expect(error.byteOffset > 0)
@@ -151,7 +178,9 @@ struct NetworkFaultTests {
         if timeout > 0 {
             Self.expectWholeDocument(try Self.parse(server.url, Self.options { $0.deadline = timeout }))
         } else {
-            let error = try #require(throws: HTTPError.self) { try Self.parse(server.url, Self.options { $0.deadline = timeout }) }
+            let error = try #require(throws: HTTPError.self) {
+                try Self.parse(server.url, Self.options { $0.deadline = timeout })
+            }
             #expect(error.kind == .invalidOptions && error.reason.contains("deadline"), "\(error)")
         }
     }
@@ -162,7 +191,9 @@ struct NetworkFaultTests {
     func headersThatWouldInjectOthersAreRefused(name: String, value: String) throws {
         let server = try TestHTTPServer(serving: Self.document.path)
         defer { server.stop() }
-        let error = try #require(throws: HTTPError.self) { try Self.parse(server.url, Self.options { $0.headers = [name: value] }) }
+        let error = try #require(throws: HTTPError.self) {
+            try Self.parse(server.url, Self.options { $0.headers = [name: value] })
+        }
         #expect(error.kind == .invalidOptions, "\(error)")
         #expect(Self.log(server).isEmpty, "no request is sent")
     }
@@ -171,16 +202,23 @@ struct NetworkFaultTests {
         let target = try TestHTTPServer(serving: Self.document.path)
         defer { target.stop() }
         let redirecting = try TestHTTPServer(
-            serving: Self.document.path, ["--redirect-to", "http://127.0.0.1:\(target.port)/final.json"])
+            serving: Self.document.path,
+            ["--redirect-to", "http://127.0.0.1:\(target.port)/final.json"]
+        )
         defer { redirecting.stop() }
         Self.expectWholeDocument(try Self.parse(redirecting.url, Self.options { $0.headers = ["X-Api-Key": "secret"] }))
         #expect(Self.log(redirecting).first?.contains("X-Api-Key=secret") == true)
         #expect(Self.log(target).first?.contains("X-Api-Key=-") == true, "\(Self.log(target))")
         // Asked for explicitly, they follow.
-        Self.expectWholeDocument(try Self.parse(redirecting.url, Self.options {
-            $0.headers = ["X-Api-Key": "secret"]
-            $0.sendsHeadersAcrossOrigins = true
-        }))
+        Self.expectWholeDocument(
+            try Self.parse(
+                redirecting.url,
+                Self.options {
+                    $0.headers = ["X-Api-Key": "secret"]
+                    $0.sendsHeadersAcrossOrigins = true
+                }
+            )
+        )
         #expect(Self.log(target).last?.contains("X-Api-Key=secret") == true)
     }
 
@@ -210,12 +248,20 @@ struct NetworkFaultTests {
 
     /// HTTPS with a self-signed certificate: refused by default, naming the host and the reason;
     /// accepted with the certificate as `caCertificates`.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "openssl missing: HTTPS test skipped"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"),
+            "openssl missing: HTTPS test skipped"
+        )
+    )
     func aPrivateCAIsTrustedOnlyWhenGiven() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-yajl-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "swift-yajl-tls-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cert = directory.appendingPathComponent("cert.pem").path, key = directory.appendingPathComponent("key.pem").path
+        let cert = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         openssl.arguments = [
@@ -253,7 +299,9 @@ struct NetworkFaultTests {
         let url = server.url
         let downloads = (0..<(2 * ProcessInfo.processInfo.activeProcessorCount + 2)).map { _ in
             Task {
-                try await JSONParser(handler: EventDigest()).parse(from: HTTPByteSource(url: url, options: Self.options()))
+                try await JSONParser(handler: EventDigest()).parse(
+                    from: HTTPByteSource(url: url, options: Self.options())
+                )
             }
         }
         try await Task.sleep(for: .milliseconds(500))

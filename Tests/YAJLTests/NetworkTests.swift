@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import YAJLFixtures
-@testable import YAJL
 import YAJLHTTP
+
+@testable import YAJL
 
 /// The loopback HTTP server of scripts/test-http-server.py, started for one test.
 final class TestHTTPServer {
@@ -12,7 +13,8 @@ final class TestHTTPServer {
 
     static let script = SharedMaterial.packageRoot.appendingPathComponent("scripts/test-http-server.py").path
     static let python: String? = {
-        for path in ["/usr/bin/python3", "/usr/local/bin/python3"] where FileManager.default.isExecutableFile(atPath: path) { return path }
+        for path in ["/usr/bin/python3", "/usr/local/bin/python3"]
+        where FileManager.default.isExecutableFile(atPath: path) { return path }
         print("⚠️  SKIPPING network tests: python3 is not installed (scripts/install-deps.sh installs it)")
         return nil
     }()
@@ -35,7 +37,10 @@ final class TestHTTPServer {
             line.append(byte)
         }
         let text = String(decoding: line, as: UTF8.self)
-        port = try #require(Int(text.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""), "server said \(text)")
+        port = try #require(
+            Int(text.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
+            "server said \(text)"
+        )
     }
 
     var url: URL { URL(string: "\(scheme)://127.0.0.1:\(port)/doc.json")! }
@@ -57,13 +62,15 @@ final class TestHTTPServer {
 /// Hashes every event (kind, bytes, depth), so two parses can be compared without keeping events.
 final class EventDigest: JSONEventHandler {
     private(set) var events = 0
-    private(set) var digest: UInt64 = 0xcbf29ce484222325
+    private(set) var digest: UInt64 = 0xcbf2_9ce4_8422_2325
 
     private func mix(_ tag: UInt8, _ bytes: UnsafeRawBufferPointer? = nil, _ depth: Int) {
         events += 1
-        digest = (digest ^ UInt64(tag)) &* 0x100000001b3
-        digest = (digest ^ UInt64(depth)) &* 0x100000001b3
-        for byte in bytes ?? UnsafeRawBufferPointer(start: nil, count: 0) { digest = (digest ^ UInt64(byte)) &* 0x100000001b3 }
+        digest = (digest ^ UInt64(tag)) &* 0x100_0000_01b3
+        digest = (digest ^ UInt64(depth)) &* 0x100_0000_01b3
+        for byte in bytes ?? UnsafeRawBufferPointer(start: nil, count: 0) {
+            digest = (digest ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
     }
 
     func startObject(context: JSONEventContext) throws { mix(1, nil, context.depth) }
@@ -77,11 +84,17 @@ final class EventDigest: JSONEventHandler {
     func null(context: JSONEventContext) throws { mix(10, nil, context.depth) }
 }
 
-@Suite("HTTP byte source", .serialized, .enabled(if: TestHTTPServer.python != nil, "python3 missing: network tests skipped"))
+@Suite(
+    "HTTP byte source",
+    .serialized,
+    .enabled(if: TestHTTPServer.python != nil, "python3 missing: network tests skipped")
+)
 struct NetworkTests {
     /// A generated 8 MiB records document, shared by the tests of this suite run.
     static let document: (path: String, digest: UInt64, events: Int) = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("swift-yajl-http-\(ProcessInfo.processInfo.processIdentifier).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "swift-yajl-http-\(ProcessInfo.processInfo.processIdentifier).json"
+        ).path
         _ = try? DocumentGenerator.write(.records, targetBytes: 8 << 20, to: path)
         let local = EventDigest()
         _ = try? JSONParser(handler: local).parse(from: .file(path))
@@ -92,7 +105,10 @@ struct NetworkTests {
 
     @Test(arguments: [1, 3])
     func resumesAfterDropsWithTheSameEvents(drops: Int) throws {
-        let server = try TestHTTPServer(serving: Self.document.path, ["--drop-after", "1000000", "--drops", String(drops)])
+        let server = try TestHTTPServer(
+            serving: Self.document.path,
+            ["--drop-after", "1000000", "--drops", String(drops)]
+        )
         defer { server.stop() }
         let digest = EventDigest()
         let source = HTTPByteSource(url: server.url, options: Self.quick)
@@ -104,7 +120,10 @@ struct NetworkTests {
     }
 
     @Test func withoutRangesTheErrorNamesTheOffset() throws {
-        let server = try TestHTTPServer(serving: Self.document.path, ["--drop-after", "2000000", "--drops", "1", "--no-ranges"])
+        let server = try TestHTTPServer(
+            serving: Self.document.path,
+            ["--drop-after", "2000000", "--drops", "1", "--no-ranges"]
+        )
         defer { server.stop() }
         let error = try #require(throws: HTTPError.self) {
             try JSONParser(handler: EventDigest()).parse(from: HTTPByteSource(url: server.url, options: Self.quick))
@@ -116,7 +135,10 @@ struct NetworkTests {
     }
 
     @Test func aChangedResourceIsNeverSplicedIn() throws {
-        let server = try TestHTTPServer(serving: Self.document.path, ["--drop-after", "1000000", "--drops", "1", "--change-after", "1"])
+        let server = try TestHTTPServer(
+            serving: Self.document.path,
+            ["--drop-after", "1000000", "--drops", "1", "--change-after", "1"]
+        )
         defer { server.stop() }
         let error = try #require(throws: HTTPError.self) {
             try JSONParser(handler: EventDigest()).parse(from: HTTPByteSource(url: server.url, options: Self.quick))
@@ -144,11 +166,15 @@ struct NetworkTests {
         defer { server.stop() }
         let digest = EventDigest()
         let missing = URL(string: "http://127.0.0.1:\(server.port)/missing.json")!
-        let error = try #require(throws: HTTPError.self) { try JSONParser(handler: digest).parse(from: HTTPByteSource(url: missing)) }
+        let error = try #require(throws: HTTPError.self) {
+            try JSONParser(handler: digest).parse(from: HTTPByteSource(url: missing))
+        }
         #expect(error.kind == .status(404))
         #expect(digest.events == 0)
         let refused = try #require(throws: HTTPError.self) {
-            try JSONParser(handler: EventDigest()).parse(from: HTTPByteSource(url: URL(string: "http://127.0.0.1:1/doc.json")!))
+            try JSONParser(handler: EventDigest()).parse(
+                from: HTTPByteSource(url: URL(string: "http://127.0.0.1:1/doc.json")!)
+            )
         }
         #expect(refused.kind == .transport(code: 7))
     }
@@ -160,7 +186,11 @@ struct NetworkTests {
         var options = Self.quick
         options.onProgress = { progress.record($0) }
         var count = 0
-        for try await _ in JSONRecords(JSONValue.self, at: "$.results[*]", from: HTTPByteSource(url: server.url, options: options)) { count += 1 }
+        for try await _ in JSONRecords(
+            JSONValue.self,
+            at: "$.results[*]",
+            from: HTTPByteSource(url: server.url, options: options)
+        ) { count += 1 }
         let local = try JSONRecordReader(JSONValue.self, at: "$.results[*]", from: .file(Self.document.path))
         var expected = 0
         while try local.next() != nil { expected += 1 }
@@ -221,8 +251,11 @@ import FoundationNetworking
 /// The measurement behind the choice of libcurl (Docs/Architecture.md): a consumer that stalls
 /// 2 s on its first chunk, with the body served at loopback speed. `URLSession` keeps receiving
 /// into memory; the libcurl source does not run ahead of its reader.
-@Suite("URLSession vs libcurl under a stalled consumer", .serialized,
-       .enabled(if: TestHTTPServer.python != nil, "python3 missing: measurement skipped"))
+@Suite(
+    "URLSession vs libcurl under a stalled consumer",
+    .serialized,
+    .enabled(if: TestHTTPServer.python != nil, "python3 missing: measurement skipped")
+)
 struct BackPressureMeasurement {
     final class StallingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
@@ -235,7 +268,9 @@ struct BackPressureMeasurement {
             }
             received += data.count
         }
-        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) { done.signal() }
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            done.signal()
+        }
     }
 
     final class StallingHandler: JSONEventHandler {
@@ -264,7 +299,9 @@ struct BackPressureMeasurement {
         delegate.done.wait()
         session.finishTasksAndInvalidate()
         let sessionGrowth = (ProcessMemory.field("VmHWM") ?? 0) - before
-        print("URLSession, stalled 2 s: received \(delegate.received) of \(counts.bytes) bytes, peak RSS growth \(sessionGrowth >> 20) MiB")
+        print(
+            "URLSession, stalled 2 s: received \(delegate.received) of \(counts.bytes) bytes, peak RSS growth \(sessionGrowth >> 20) MiB"
+        )
 
         // The libcurl source under the same stall.
         resetPeak = ProcessMemory.resetPeak()
@@ -272,7 +309,9 @@ struct BackPressureMeasurement {
         let parser = JSONParser(handler: StallingHandler())
         try parser.parse(from: HTTPByteSource(url: server.url))
         let curlGrowth = (ProcessMemory.field("VmHWM") ?? 0) - before
-        print("libcurl source, stalled 2 s: parsed \(parser.bytesConsumed) of \(counts.bytes) bytes, peak RSS growth \(curlGrowth >> 20) MiB")
+        print(
+            "libcurl source, stalled 2 s: parsed \(parser.bytesConsumed) of \(counts.bytes) bytes, peak RSS growth \(curlGrowth >> 20) MiB"
+        )
         #expect(parser.bytesConsumed == counts.bytes)
         if resetPeak {
             #expect(curlGrowth < 8 << 20)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 @Suite("Lossless numbers")
@@ -26,8 +27,8 @@ struct NumberTests {
         ("1e400", .unrepresentable),
         ("-1e400", .unrepresentable),
         ("3.141592653589793238462643383279", .double(3.141592653589793)),
-        ("9007199254740993", .integer(9007199254740993)),
-        ("9007199254740993.0", .double(9007199254740992)),
+        ("9007199254740993", .integer(9_007_199_254_740_993)),
+        ("9007199254740993.0", .double(9_007_199_254_740_992)),
     ])
     func classification(text: String, expected: JSONNumber.Value) throws {
         let number = try #require(JSONNumber(text))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 @Suite("Typed events and paths")
@@ -7,22 +8,24 @@ struct ParserEventTests {
     @Test func eventsOfASmallDocument() {
         let outcome = parse(#"{"a": [1, 2.5, "x", true, false, null], "b": {}}"#)
         #expect(outcome.error == nil)
-        #expect(outcome.events.map(\.description) == [
-            "startObject @$ d0",
-            #"key("a") @$.a d1"#,
-            "startArray @$.a d1",
-            "number(1) @$.a[0] d2",
-            "number(2.5) @$.a[1] d2",
-            #"string("x") @$.a[2] d2"#,
-            "bool(true) @$.a[3] d2",
-            "bool(false) @$.a[4] d2",
-            "null @$.a[5] d2",
-            "endArray @$.a d1",
-            #"key("b") @$.b d1"#,
-            "startObject @$.b d1",
-            "endObject @$.b d1",
-            "endObject @$ d0",
-        ])
+        #expect(
+            outcome.events.map(\.description) == [
+                "startObject @$ d0",
+                #"key("a") @$.a d1"#,
+                "startArray @$.a d1",
+                "number(1) @$.a[0] d2",
+                "number(2.5) @$.a[1] d2",
+                #"string("x") @$.a[2] d2"#,
+                "bool(true) @$.a[3] d2",
+                "bool(false) @$.a[4] d2",
+                "null @$.a[5] d2",
+                "endArray @$.a d1",
+                #"key("b") @$.b d1"#,
+                "startObject @$.b d1",
+                "endObject @$.b d1",
+                "endObject @$ d0",
+            ]
+        )
     }
 
     @Test(arguments: [

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YAJLFixtures
+
 @testable import YAJL
 
 struct User: Decodable, Equatable {
@@ -35,11 +36,24 @@ struct RecordDecodingTests {
     }
 
     @Test func nestedTypesOptionalsArraysAndSnakeCaseKeys() throws {
-        let reader = try JSONRecordReader(User.self, at: "$.results[*]", from: .text(Self.users), options: Self.snakeCase)
+        let reader = try JSONRecordReader(
+            User.self,
+            at: "$.results[*]",
+            from: .text(Self.users),
+            options: Self.snakeCase
+        )
         let first = try #require(try reader.next())
-        #expect(first == User(
-            id: 1, firstName: "Ann", nickName: nil, active: true,
-            address: .init(city: "Lima", zipCode: "15001", geo: [-12.04, -77.03]), tags: ["a"]))
+        #expect(
+            first
+                == User(
+                    id: 1,
+                    firstName: "Ann",
+                    nickName: nil,
+                    active: true,
+                    address: .init(city: "Lima", zipCode: "15001", geo: [-12.04, -77.03]),
+                    tags: ["a"]
+                )
+        )
         let second = try #require(try reader.next())
         #expect(second.address.zipCode == nil)
         #expect(try reader.next() == nil)
@@ -61,11 +75,12 @@ struct RecordDecodingTests {
             let big: UInt64
             let raw: JSONValue
         }
-        let json = #"[{"exact": 123456789012345678901234567890, "wide": -123456789012345678901234567890, "big": 12345678901234567890, "raw": 123456789012345678901234567890}]"#
+        let json =
+            #"[{"exact": 123456789012345678901234567890, "wide": -123456789012345678901234567890, "big": 12345678901234567890, "raw": 123456789012345678901234567890}]"#
         let amount = try #require(try JSONRecordReader(Amount.self, at: "$[*]", from: .text(json)).next())
         #expect(amount.exact == Decimal(string: "123456789012345678901234567890"))
-        #expect(amount.wide == -123456789012345678901234567890)
-        #expect(amount.big == 12345678901234567890)  // not 12345678901234567168 (through a Double)
+        #expect(amount.wide == -123_456_789_012_345_678_901_234_567_890)
+        #expect(amount.big == 12_345_678_901_234_567_890)  // not 12345678901234567168 (through a Double)
         #expect(amount.raw == .number(JSONNumber("123456789012345678901234567890")!))
     }
 
@@ -85,16 +100,31 @@ struct RecordDecodingTests {
         struct Event: Decodable { let at: Date }
         var iso = JSONRecordOptions()
         iso.decoding.dateDecodingStrategy = .iso8601
-        let fromISO = try JSONRecordReader(Event.self, at: "$[*]", from: .text(#"[{"at": "2026-11-29T10:00:00Z"}, {"at": "2026-11-29T10:00:00.250Z"}]"#), options: iso)
+        let fromISO = try JSONRecordReader(
+            Event.self,
+            at: "$[*]",
+            from: .text(#"[{"at": "2026-11-29T10:00:00Z"}, {"at": "2026-11-29T10:00:00.250Z"}]"#),
+            options: iso
+        )
         #expect(try fromISO.next()?.at == Date(timeIntervalSince1970: 1_795_946_400))
         #expect(try fromISO.next()?.at == Date(timeIntervalSince1970: 1_795_946_400.25))
         var seconds = JSONRecordOptions()
         seconds.decoding.dateDecodingStrategy = .secondsSince1970
-        let fromSeconds = try JSONRecordReader(Event.self, at: "$[*]", from: .text(#"[{"at": 1795946400}]"#), options: seconds)
+        let fromSeconds = try JSONRecordReader(
+            Event.self,
+            at: "$[*]",
+            from: .text(#"[{"at": 1795946400}]"#),
+            options: seconds
+        )
         #expect(try fromSeconds.next()?.at == Date(timeIntervalSince1970: 1_795_946_400))
         var millis = JSONRecordOptions()
         millis.decoding.dateDecodingStrategy = .millisecondsSince1970
-        let fromMillis = try JSONRecordReader(Event.self, at: "$[*]", from: .text(#"[{"at": 1795946400500}]"#), options: millis)
+        let fromMillis = try JSONRecordReader(
+            Event.self,
+            at: "$[*]",
+            from: .text(#"[{"at": 1795946400500}]"#),
+            options: millis
+        )
         #expect(try fromMillis.next()?.at == Date(timeIntervalSince1970: 1_795_946_400.5))
     }
 
@@ -107,8 +137,14 @@ struct RecordDecodingTests {
           {"zip": "5000"}
         ]}
         """#
-    struct Row: Decodable { let id: Int; let zip: String? }
-    struct StrictRow: Decodable { let id: Int; let zip: String }
+    struct Row: Decodable {
+        let id: Int
+        let zip: String?
+    }
+    struct StrictRow: Decodable {
+        let id: Int
+        let zip: String
+    }
     struct Place: Decodable { let zip: Int }
 
     @Test func aFailingRecordStopsTheStreamWithBothPaths() throws {
@@ -126,16 +162,23 @@ struct RecordDecodingTests {
     @Test func failingRecordsCanBeSkippedAndAreReported() throws {
         var options = JSONRecordOptions()
         options.onDecodingFailure = .skip
-        let reader = try JSONRecordReader(StrictRow.self, at: "$.results[*]", from: .text(Self.withBadRecord), options: options)
+        let reader = try JSONRecordReader(
+            StrictRow.self,
+            at: "$.results[*]",
+            from: .text(Self.withBadRecord),
+            options: options
+        )
         var ids: [Int] = []
         try reader.forEach { ids.append($0.id) }
         #expect(ids == [1, 3])
         #expect(reader.report.skippedCount == 3)
-        #expect(reader.report.failures.map(\.description) == [
-            "$.results[1].zip: expected String, found boolean at line 3, column 20 (byte 61)",
-            "$.results[3].id: expected Int, found string at line 5, column 10 (byte 105)",
-            "$.results[4]: missing key 'id' at line 6, column 3 (byte 131)",
-        ])
+        #expect(
+            reader.report.failures.map(\.description) == [
+                "$.results[1].zip: expected String, found boolean at line 3, column 20 (byte 61)",
+                "$.results[3].id: expected Int, found string at line 5, column 10 (byte 105)",
+                "$.results[4]: missing key 'id' at line 6, column 3 (byte 131)",
+            ]
+        )
     }
 
     @Test func aLimitStopsReadingEarly() throws {
@@ -157,7 +200,10 @@ struct RecordDecodingTests {
         let reader = try JSONRecordReader(JSONValue.self, at: "$.meta", from: .file(file.path))
         #expect(try reader.next()?["kind"] == .string("records"))
         #expect(try reader.next() == nil)
-        #expect(reader.report.bytesRead <= 64 << 10, "read \(reader.report.bytesRead) of \(counts.bytes) bytes for $.meta")
+        #expect(
+            reader.report.bytesRead <= 64 << 10,
+            "read \(reader.report.bytesRead) of \(counts.bytes) bytes for $.meta"
+        )
         // Without early stop the whole document is read (and validated).
         var options = JSONRecordOptions()
         options.stopsEarly = false
@@ -168,7 +214,11 @@ struct RecordDecodingTests {
 
     @Test func recordsBeforeAParseErrorAreDeliveredThenTheErrorIsThrown() throws {
         // Both records and the error are in the same chunk: the good record still comes first.
-        let reader = try JSONRecordReader(JSONValue.self, at: "$.results[*]", from: .text(#"{"results": [{"a": 1}, {"a": tru}]}"#))
+        let reader = try JSONRecordReader(
+            JSONValue.self,
+            at: "$.results[*]",
+            from: .text(#"{"results": [{"a": 1}, {"a": tru}]}"#)
+        )
         #expect(try reader.next()?["a"] == .number(JSONNumber("1")!))
         #expect(throws: JSONParseError.self) { try reader.next() }
         #expect(throws: JSONParseError.self) { try reader.next() }  // and it stays failed
@@ -176,11 +226,21 @@ struct RecordDecodingTests {
 
     @Test func asyncSequenceOfRecords() async throws {
         var ids: [Int] = []
-        for try await row in JSONRecords(Row.self, at: "$.results[*]", from: .text(Self.withBadRecord), options: .init(onDecodingFailure: .skip)) {
+        for try await row in JSONRecords(
+            Row.self,
+            at: "$.results[*]",
+            from: .text(Self.withBadRecord),
+            options: .init(onDecodingFailure: .skip)
+        ) {
             ids.append(row.id)
         }
         #expect(ids == [1, 3])  // `"zip": true`, `"id": "four"` and a missing id are skipped
-        let records = JSONRecords(Row.self, at: "$.results[*]", from: .text(Self.withBadRecord), options: .init(onDecodingFailure: .skip))
+        let records = JSONRecords(
+            Row.self,
+            at: "$.results[*]",
+            from: .text(Self.withBadRecord),
+            options: .init(onDecodingFailure: .skip)
+        )
         var paths: [String] = []
         for try await match in records.matches { paths.append("\(match.path)@\(match.line)") }
         #expect(paths == ["$.results[0]@2", "$.results[2]@4"])
@@ -221,9 +281,19 @@ struct RecordDecodingTests {
         defer { file.remove() }
         let counts = try DocumentGenerator.write(.records, targetBytes: 256 << 20, to: file.path)
         struct Record: Decodable {
-            struct Address: Decodable { let city: String; let zip: String; let geo: [Double] }
-            let id: Int; let name: String; let email: String; let active: Bool; let score: Double
-            let tags: [String]; let address: Address; let note: String?
+            struct Address: Decodable {
+                let city: String
+                let zip: String
+                let geo: [Double]
+            }
+            let id: Int
+            let name: String
+            let email: String
+            let active: Bool
+            let score: Double
+            let tags: [String]
+            let address: Address
+            let note: String?
         }
         let resetPeak = ProcessMemory.resetPeak()
         let before = ProcessMemory.field("VmRSS") ?? 0
@@ -238,7 +308,9 @@ struct RecordDecodingTests {
         let peak = ProcessMemory.field("VmHWM") ?? 0
         #expect(count == counts.records)
         if resetPeak {
-            print("records fixture: \(count) records decoded from \(counts.bytes >> 20) MiB, peak RSS growth \((peak - before) >> 10) KiB")
+            print(
+                "records fixture: \(count) records decoded from \(counts.bytes >> 20) MiB, peak RSS growth \((peak - before) >> 10) KiB"
+            )
             #expect(peak - before < 8 << 20, "peak RSS grew by \((peak - before) >> 10) KiB")
         } else {
             print("⚠️  records fixture: peak-memory check skipped (\(ProcessMemory.unavailable ?? "peak not reset"))")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 @Suite("Encodable records")
@@ -18,10 +19,22 @@ struct RecordEncodingTests {
     }
 
     static let people = [
-        Person(id: 1, firstName: "Ann", nickName: nil, homeAddress: .init(city: "Lima", geo: [-12.04, -77.03]), tags: ["a", "b"],
-               joined: Date(timeIntervalSince1970: 1_795_946_400)),
-        Person(id: 2, firstName: "Bob \"B\"", nickName: "bobby", homeAddress: .init(city: "東京", geo: []), tags: [],
-               joined: Date(timeIntervalSince1970: 0)),
+        Person(
+            id: 1,
+            firstName: "Ann",
+            nickName: nil,
+            homeAddress: .init(city: "Lima", geo: [-12.04, -77.03]),
+            tags: ["a", "b"],
+            joined: Date(timeIntervalSince1970: 1_795_946_400)
+        ),
+        Person(
+            id: 2,
+            firstName: "Bob \"B\"",
+            nickName: "bobby",
+            homeAddress: .init(city: "東京", geo: []),
+            tags: [],
+            joined: Date(timeIntervalSince1970: 0)
+        ),
     ]
 
     static var snakeISO: JSONRecordEncodingOptions {
@@ -33,7 +46,10 @@ struct RecordEncodingTests {
         let output = JSONRecordWriter<Person>(to: sink, encoding: Self.snakeISO)
         try output.write(contentsOf: Self.people)
         try output.finish()
-        #expect(sink.string == #"[{"id":1,"first_name":"Ann","home_address":{"city":"Lima","geo":[-12.04,-77.03]},"tags":["a","b"],"joined":"2026-11-29T10:00:00Z"},{"id":2,"first_name":"Bob \"B\"","nick_name":"bobby","home_address":{"city":"東京","geo":[]},"tags":[],"joined":"1970-01-01T00:00:00Z"}]"#)
+        #expect(
+            sink.string
+                == #"[{"id":1,"first_name":"Ann","home_address":{"city":"Lima","geo":[-12.04,-77.03]},"tags":["a","b"],"joined":"2026-11-29T10:00:00Z"},{"id":2,"first_name":"Bob \"B\"","nick_name":"bobby","home_address":{"city":"東京","geo":[]},"tags":[],"joined":"1970-01-01T00:00:00Z"}]"#
+        )
     }
 
     @Test func ndjsonLayoutAndRoundTripThroughTheReader() throws {
@@ -41,12 +57,16 @@ struct RecordEncodingTests {
         let output = JSONRecordWriter<Person>(to: sink, layout: .ndjson, encoding: Self.snakeISO)
         try output.write(contentsOf: Self.people)
         try output.finish()
-        #expect(sink.string.split(separator: "\n", omittingEmptySubsequences: false).count == 3)  // two lines, final newline
+        // Two lines and a final newline.
+        #expect(sink.string.split(separator: "\n", omittingEmptySubsequences: false).count == 3)
         #expect(sink.string.hasSuffix("}\n"))
 
         var options = JSONRecordOptions()
         options.parser.allowMultipleValues = true
-        options.decoding = JSONRecordDecodingOptions(keyDecodingStrategy: .convertFromSnakeCase, dateDecodingStrategy: .iso8601)
+        options.decoding = JSONRecordDecodingOptions(
+            keyDecodingStrategy: .convertFromSnakeCase,
+            dateDecodingStrategy: .iso8601
+        )
         let reader = try JSONRecordReader(Person.self, at: "$", from: .bytes(sink.data), options: options)
         var decoded: [Person] = []
         try reader.forEach { decoded.append($0) }
@@ -61,7 +81,13 @@ struct RecordEncodingTests {
 
         let exact = MemoryOutputSink()
         let values = JSONRecordWriter<JSONValue>(to: exact)
-        let record = try #require(try JSONRecordReader(JSONValue.self, at: "$[*]", from: .text("[[1E+2, -0, 123456789012345678901234567890]]")).next())
+        let record = try #require(
+            try JSONRecordReader(
+                JSONValue.self,
+                at: "$[*]",
+                from: .text("[[1E+2, -0, 123456789012345678901234567890]]")
+            ).next()
+        )
         try values.write(record)
         try values.finish()
         #expect(exact.string == "[[1E+2,-0,123456789012345678901234567890]]")
@@ -71,7 +97,10 @@ struct RecordEncodingTests {
         struct Event: Encodable { let at: Date }
         let sink = MemoryOutputSink()
         let output = JSONRecordWriter<Event>(
-            to: sink, writerOptions: .init(beautify: true, indent: " "), encoding: .init(dateEncodingStrategy: .secondsSince1970))
+            to: sink,
+            writerOptions: .init(beautify: true, indent: " "),
+            encoding: .init(dateEncodingStrategy: .secondsSince1970)
+        )
         try output.write(Event(at: Date(timeIntervalSince1970: 1.5)))
         try output.finish()
         #expect(sink.string == "[\n {\n  \"at\": 1.5\n }\n]\n")

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import YAJLFixtures
+
 @testable import YAJL
 
 /// Concurrent parsing (``JSONRecordOptions/parsesConcurrently``) against parsing in the caller's
@@ -18,7 +19,10 @@ struct RecordPipelineTests {
 
     /// Every record (value, path, line, offset) and the final error, if any.
     static func drain<Record: Decodable & Equatable>(
-        _ type: Record.Type, _ path: String, _ text: String, _ options: JSONRecordOptions
+        _ type: Record.Type,
+        _ path: String,
+        _ text: String,
+        _ options: JSONRecordOptions
     ) throws -> (records: [JSONRecord<Record>], error: String?, skipped: Int) {
         let reader = try JSONRecordReader(type, at: path, from: .text(text), options: options)
         var records: [JSONRecord<Record>] = []
@@ -31,9 +35,10 @@ struct RecordPipelineTests {
     }
 
     static func same<Record: Equatable>(_ a: [JSONRecord<Record>], _ b: [JSONRecord<Record>]) -> Bool {
-        a.count == b.count && zip(a, b).allSatisfy {
-            $0.value == $1.value && $0.path == $1.path && $0.line == $1.line && $0.byteOffset == $1.byteOffset
-        }
+        a.count == b.count
+            && zip(a, b).allSatisfy {
+                $0.value == $1.value && $0.path == $1.path && $0.line == $1.line && $0.byteOffset == $1.byteOffset
+            }
     }
 
     struct Row: Decodable, Equatable {
@@ -46,15 +51,27 @@ struct RecordPipelineTests {
     static let rows: String = {
         var text = #"{"results": ["#
         for id in 0..<2_000 {
-            text += (id == 0 ? "" : ",") + #"{"id": \#(id), "name": "row \#(id) \#(String(repeating: "é", count: id % 40))", "tags": ["\#(id % 7)"]}"#
+            text +=
+                (id == 0 ? "" : ",")
+                + #"{"id": \#(id), "name": "row \#(id) \#(String(repeating: "é", count: id % 40))", "tags": ["\#(id % 7)"]}"#
         }
         return text + "]}"
     }()
 
     @Test(arguments: [1, 7, 4093, 64 << 10])
     func concurrentParsingDeliversTheSameRecords(chunkSize: Int) throws {
-        let serial = try Self.drain(Row.self, "$.results[*]", Self.rows, Self.options(concurrent: false, chunkSize: chunkSize))
-        let concurrent = try Self.drain(Row.self, "$.results[*]", Self.rows, Self.options(concurrent: true, chunkSize: chunkSize))
+        let serial = try Self.drain(
+            Row.self,
+            "$.results[*]",
+            Self.rows,
+            Self.options(concurrent: false, chunkSize: chunkSize)
+        )
+        let concurrent = try Self.drain(
+            Row.self,
+            "$.results[*]",
+            Self.rows,
+            Self.options(concurrent: true, chunkSize: chunkSize)
+        )
         #expect(serial.records.count == 2_000)
         #expect(serial.error == nil && concurrent.error == nil)
         #expect(Self.same(serial.records, concurrent.records))
@@ -66,8 +83,18 @@ struct RecordPipelineTests {
         let text = Self.rows.replacingOccurrences(of: #"{"id": 1500,"#, with: #"{"id": "x","#)
             .replacingOccurrences(of: #"{"id": 1900,"#, with: #"{"id": 1900 1,"#)
         for skip in [false, true] {
-            let serial = try Self.drain(Row.self, "$.results[*]", text, Self.options(concurrent: false, chunkSize: chunkSize, skip: skip))
-            let concurrent = try Self.drain(Row.self, "$.results[*]", text, Self.options(concurrent: true, chunkSize: chunkSize, skip: skip))
+            let serial = try Self.drain(
+                Row.self,
+                "$.results[*]",
+                text,
+                Self.options(concurrent: false, chunkSize: chunkSize, skip: skip)
+            )
+            let concurrent = try Self.drain(
+                Row.self,
+                "$.results[*]",
+                text,
+                Self.options(concurrent: true, chunkSize: chunkSize, skip: skip)
+            )
             #expect(serial.records.count == (skip ? 1_899 : 1_500))
             #expect(serial.error != nil)
             #expect(concurrent.error == serial.error)
@@ -77,7 +104,14 @@ struct RecordPipelineTests {
     }
 
     @Test func aLimitStopsTheParsingThreadEarly() throws {
-        let probe = DeliveryProbe(RepeatingSource(prefix: #"{"results": ["#, fill: #"{"id": 1, "name": "n", "tags": []},"#, count: 10_000_000, suffix: "0]}"))
+        let probe = DeliveryProbe(
+            RepeatingSource(
+                prefix: #"{"results": ["#,
+                fill: #"{"id": 1, "name": "n", "tags": []},"#,
+                count: 10_000_000,
+                suffix: "0]}"
+            )
+        )
         var options = Self.options(concurrent: true)
         options.limit = 3
         let reader = try JSONRecordReader(Row.self, at: "$.results[*]", from: probe, options: options)
@@ -89,7 +123,12 @@ struct RecordPipelineTests {
 
     /// A never-ending source that says when it has been released, from whichever thread.
     final class EndlessSource: JSONByteSource {
-        private var base = RepeatingSource(prefix: #"{"results": ["#, fill: #"{"id": 1, "name": "n", "tags": []},"#, count: nil, suffix: "")
+        private var base = RepeatingSource(
+            prefix: #"{"results": ["#,
+            fill: #"{"id": 1, "name": "n", "tags": []},"#,
+            count: nil,
+            suffix: ""
+        )
         private let flag: ReleaseFlag
         init(_ flag: ReleaseFlag) { self.flag = flag }
         func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { try base.read(into: buffer) }
@@ -113,7 +152,12 @@ struct RecordPipelineTests {
     @Test func droppingTheReaderStopsTheParsingThreadAndReleasesTheSource() async throws {
         let flag = ReleaseFlag()
         do {
-            let reader = try JSONRecordReader(Row.self, at: "$.results[*]", from: EndlessSource(flag), options: Self.options(concurrent: true))
+            let reader = try JSONRecordReader(
+                Row.self,
+                at: "$.results[*]",
+                from: EndlessSource(flag),
+                options: Self.options(concurrent: true)
+            )
             for _ in 0..<1_000 { #expect(try reader.next() != nil) }
         }
         let released = try await flag.waitForRelease()
@@ -123,9 +167,16 @@ struct RecordPipelineTests {
     @Test(arguments: [1, 64 << 10])
     func asyncRecordsFromABlockingSourceAreTheSameWithAParsingThread(chunkSize: Int) async throws {
         func collect(concurrent: Bool) async throws -> [String] {
-            let records = JSONRecords(Row.self, at: "$.results[*]", from: .text(Self.rows), options: Self.options(concurrent: concurrent, chunkSize: chunkSize))
+            let records = JSONRecords(
+                Row.self,
+                at: "$.results[*]",
+                from: .text(Self.rows),
+                options: Self.options(concurrent: concurrent, chunkSize: chunkSize)
+            )
             var seen: [String] = []
-            for try await record in records.matches { seen.append("\(record.path) \(record.line) \(record.value.id) \(record.value.name)") }
+            for try await record in records.matches {
+                seen.append("\(record.path) \(record.line) \(record.value.id) \(record.value.name)")
+            }
             return seen
         }
         let serial = try await collect(concurrent: false)
@@ -136,7 +187,12 @@ struct RecordPipelineTests {
     @Test func leavingAnAsyncLoopEarlyStopsTheParsingThread() async throws {
         let flag = ReleaseFlag()
         var count = 0
-        for try await _ in JSONRecords(Row.self, at: "$.results[*]", from: EndlessSource(flag), options: Self.options(concurrent: true)) {
+        for try await _ in JSONRecords(
+            Row.self,
+            at: "$.results[*]",
+            from: EndlessSource(flag),
+            options: Self.options(concurrent: true)
+        ) {
             count += 1
             if count == 500 { break }
         }
@@ -149,7 +205,12 @@ struct RecordPipelineTests {
         let flag = ReleaseFlag()
         let consumer = Task {
             var count = 0
-            for try await _ in JSONRecords(Row.self, at: "$.results[*]", from: EndlessSource(flag), options: Self.options(concurrent: true)) {
+            for try await _ in JSONRecords(
+                Row.self,
+                at: "$.results[*]",
+                from: EndlessSource(flag),
+                options: Self.options(concurrent: true)
+            ) {
                 count += 1
                 if count % 1_000 == 0 { await Task.yield() }
             }
@@ -168,7 +229,12 @@ struct RecordPipelineTests {
     static func expectMatchesJSONDecoder<T: Decodable & Equatable>(_ type: T.Type, _ json: String) throws {
         let expected = try JSONDecoder().decode([T].self, from: Data(json.utf8))
         for concurrent in [false, true] {
-            let reader = try JSONRecordReader(T.self, at: "$[*]", from: .text(json), options: options(concurrent: concurrent))
+            let reader = try JSONRecordReader(
+                T.self,
+                at: "$[*]",
+                from: .text(json),
+                options: options(concurrent: concurrent)
+            )
             var decoded: [T] = []
             while let value = try reader.next() { decoded.append(value) }
             #expect(decoded == expected, "parsesConcurrently: \(concurrent)")
@@ -181,10 +247,13 @@ struct RecordPipelineTests {
     }
 
     @Test func recursiveTypesUseTheirContainersAtEveryDepth() throws {
-        try Self.expectMatchesJSONDecoder(Tree.self, #"""
+        try Self.expectMatchesJSONDecoder(
+            Tree.self,
+            #"""
             [{"name": "a", "children": [{"name": "b", "children": [{"name": "c", "children": []}]}, {"name": "d", "children": []}]},
              {"name": "e", "children": [{"name": "f", "children": []}]}]
-            """#)
+            """#
+        )
     }
 
     struct AnyKey: CodingKey {
@@ -220,10 +289,13 @@ struct RecordPipelineTests {
     }
 
     @Test func containersOfOneKeyTypeSideBySide() throws {
-        try Self.expectMatchesJSONDecoder(SideBySide.self, #"""
+        try Self.expectMatchesJSONDecoder(
+            SideBySide.self,
+            #"""
             [{"x": 1, "y": 2, "n1": {"v": 3}, "n2": {"v": 4}, "inner": {"x": 5}},
              {"inner": {"x": 10}, "n2": {"v": 9}, "n1": {"v": 8}, "y": 7, "x": 6}]
-            """#)
+            """#
+        )
     }
 
     class Base: Decodable, Equatable {
@@ -257,11 +329,14 @@ struct RecordPipelineTests {
     }
 
     @Test func enumsDictionariesAndOptionals() throws {
-        try Self.expectMatchesJSONDecoder(Mixed.self, #"""
+        try Self.expectMatchesJSONDecoder(
+            Mixed.self,
+            #"""
             [{"shapes": [{"circle": {"radius": 1.5}}, {"rectangle": {"width": 2, "height": 3}}],
               "byName": {"a": {"x": 1, "y": 2}, "b": {}}, "maybe": [1, null, 3]},
              {"shapes": [], "byName": {"z": {"q": 9}}, "maybe": []}]
-            """#)
+            """#
+        )
     }
 
     struct Shipment: Decodable {
@@ -272,11 +347,19 @@ struct RecordPipelineTests {
     @Test func errorPathsAreRightAfterContainersAreReused() throws {
         let json = #"{"results": [{"address": {"zip": 1}}, {"address": {"zip": 2}}, {"address": {"zip": "3"}}]}"#
         for concurrent in [false, true] {
-            let reader = try JSONRecordReader(Shipment.self, at: "$.results[*]", from: .text(json), options: Self.options(concurrent: concurrent))
+            let reader = try JSONRecordReader(
+                Shipment.self,
+                at: "$.results[*]",
+                from: .text(json),
+                options: Self.options(concurrent: concurrent)
+            )
             #expect(try reader.next()?.address.zip == 1)
             #expect(try reader.next()?.address.zip == 2)
             let error = #expect(throws: JSONRecordDecodingError.self) { try reader.next() }
-            #expect(error?.description == "$.results[2].address.zip: expected Int, found string at line 1, column 84 (byte 83)")
+            #expect(
+                error?.description
+                    == "$.results[2].address.zip: expected Int, found string at line 1, column 84 (byte 83)"
+            )
         }
     }
 }
@@ -285,8 +368,12 @@ struct RecordPipelineTests {
 /// ends the thread and releases the source within a second.
 @Suite("Dropped readers", .serialized)
 struct DroppedReaderTests {
-    static func threads() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0 }
-    static func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+    static func threads() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+    }
+    static func descriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
 
     @Test func aReaderBlockedOnAPipeIsReleasedWhenDropped() throws {
         try #require(FileManager.default.fileExists(atPath: "/proc/self/task"), "needs /proc")
@@ -298,7 +385,12 @@ struct DroppedReaderTests {
             pipe.fileHandleForWriting.write(Data(#"{"results":[{"a":1},"#.utf8))
             var options = JSONRecordOptions()
             options.parsesConcurrently = true
-            let reader = try JSONRecordReader(JSONValue.self, at: "$.results[*]", from: .fileHandle(pipe.fileHandleForReading), options: options)
+            let reader = try JSONRecordReader(
+                JSONValue.self,
+                at: "$.results[*]",
+                from: .fileHandle(pipe.fileHandleForReading),
+                options: options
+            )
             #expect(try reader.next()?.description == #"{"a":1}"#)
             // The parsing thread now waits for more of the pipe; the reader is dropped here.
         }
@@ -308,7 +400,10 @@ struct DroppedReaderTests {
             Thread.sleep(forTimeInterval: 0.05)
             threadsAfter = Self.threads()
         }
-        #expect(threadsAfter <= threadsBefore + 2, "\(threadsAfter - threadsBefore) parsing threads still blocked after 1 s")
+        #expect(
+            threadsAfter <= threadsBefore + 2,
+            "\(threadsAfter - threadsBefore) parsing threads still blocked after 1 s"
+        )
         for pipe in pipes {
             try pipe.fileHandleForWriting.close()
             try pipe.fileHandleForReading.close()
@@ -324,7 +419,9 @@ struct DroppedReaderTests {
             for path in paths { unlink(path) }
         }
         for _ in 0..<10 {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("swift-yajl-fifo-\(UUID().uuidString)").path
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "swift-yajl-fifo-\(UUID().uuidString)"
+            ).path
             try #require(mkfifo(path, 0o600) == 0, "mkfifo failed")
             paths.append(path)
             // The writer end stays open (and silent) for the whole test.
@@ -341,6 +438,9 @@ struct DroppedReaderTests {
             Thread.sleep(forTimeInterval: 0.05)
             after = Self.descriptors()
         }
-        #expect(after <= descriptorsBefore + writers.count, "\(after - descriptorsBefore - writers.count) descriptors of the FIFOs still open after 1 s")
+        #expect(
+            after <= descriptorsBefore + writers.count,
+            "\(after - descriptorsBefore - writers.count) descriptors of the FIFOs still open after 1 s"
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 /// Regression tests of the reliability issue: strict UTF-8, white space, misuse, byte order marks,
@@ -9,7 +10,8 @@ struct ReliabilityTests {
     static let chunkSizes = [1, 2, 3, 7, 1 << 16]
 
     /// Parses `bytes` in chunks of `size`; returns the error thrown, if any.
-    static func parseError(_ bytes: [UInt8], chunkSize size: Int, options: JSONParser.Options = .init()) -> (any Error)? {
+    static func parseError(_ bytes: [UInt8], chunkSize size: Int, options: JSONParser.Options = .init()) -> (any Error)?
+    {
         let parser = JSONParser(options: options, handler: DiscardingTestHandler())
         do {
             var start = 0
@@ -27,18 +29,26 @@ struct ReliabilityTests {
 
     // MARK: UTF-8
 
-    @Test(arguments: [
-        ([0xC0, 0xAF], "overlong"), ([0xC1, 0xBF], "overlong"), ([0xE0, 0x80, 0xAF], "overlong"),
-        ([0xF0, 0x80, 0x80, 0xAF], "overlong"), ([0xF4, 0x90, 0x80, 0x80], "beyond U+10FFFF"),
-        ([0xF5, 0x80, 0x80, 0x80], "beyond U+10FFFF"), ([0xED, 0xA0, 0x80], "surrogate"), ([0xED, 0xBF, 0xBF], "surrogate"),
-        ([0x80], "continuation"), ([0xE2, 0x82], "cut short"), ([0xFF], "never occurs"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([0xC0, 0xAF], "overlong"), ([0xC1, 0xBF], "overlong"), ([0xE0, 0x80, 0xAF], "overlong"),
+            ([0xF0, 0x80, 0x80, 0xAF], "overlong"), ([0xF4, 0x90, 0x80, 0x80], "beyond U+10FFFF"),
+            ([0xF5, 0x80, 0x80, 0x80], "beyond U+10FFFF"), ([0xED, 0xA0, 0x80], "surrogate"),
+            ([0xED, 0xBF, 0xBF], "surrogate"),
+            ([0x80], "continuation"), ([0xE2, 0x82], "cut short"), ([0xFF], "never occurs"),
+        ] as [([UInt8], String)]
+    )
     func invalidUTF8IsRejectedInStringsAndKeysAtEveryChunkSize(sequence: [UInt8], reason: String) throws {
-        for (prefix, suffix, path) in [("[1,\"ab", "c\"]", "$[1]"), ("{\"k\":\"", "\"}", "$.k"), ("{\"a\":1,\"x", "\":2}", "$")] {
+        for (prefix, suffix, path) in [
+            ("[1,\"ab", "c\"]", "$[1]"), ("{\"k\":\"", "\"}", "$.k"), ("{\"a\":1,\"x", "\":2}", "$"),
+        ] {
             let document = Array(prefix.utf8) + sequence + Array(suffix.utf8)
             let offset = prefix.utf8.count
             for size in Self.chunkSizes {
-                let error = try #require(Self.parseError(document, chunkSize: size) as? JSONParseError, "chunk size \(size)")
+                let error = try #require(
+                    Self.parseError(document, chunkSize: size) as? JSONParseError,
+                    "chunk size \(size)"
+                )
                 #expect(error.kind == .invalidUTF8, "\(error) at chunk size \(size)")
                 #expect(error.byteOffset == offset, "\(error) at chunk size \(size)")
                 #expect(error.message.contains(reason), "\(error.message)")
@@ -47,10 +57,12 @@ struct ReliabilityTests {
         }
     }
 
-    @Test(arguments: [
-        [0xC2, 0x80], [0xDF, 0xBF], [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF], [0xEE, 0x80, 0x80], [0xEF, 0xBF, 0xBF],
-        [0xF0, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xC2, 0x80], [0xDF, 0xBF], [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF], [0xEE, 0x80, 0x80], [0xEF, 0xBF, 0xBF],
+            [0xF0, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF],
+        ] as [[UInt8]]
+    )
     func validUTF8AtTheBoundariesIsAccepted(sequence: [UInt8]) {
         let document = Array("{\"".utf8) + sequence + Array("\":\"".utf8) + sequence + Array("\"}".utf8)
         for size in Self.chunkSizes {
@@ -82,13 +94,17 @@ struct ReliabilityTests {
             // The first invalid byte: the length of the longest valid prefix ends there.
             var firstInvalid = payload.count
             if !valid {
-                firstInvalid = (0...payload.count).last { String(validating: payload[..<$0], as: UTF8.self) != nil } ?? 0
+                firstInvalid =
+                    (0...payload.count).last { String(validating: payload[..<$0], as: UTF8.self) != nil } ?? 0
             }
             for size in Self.chunkSizes {
                 let error = Self.parseError(document, chunkSize: size) as? JSONParseError
                 #expect((error == nil) == valid, "\(payload) at chunk size \(size): \(String(describing: error))")
                 if let error, !valid {
-                    #expect(error.kind == .invalidUTF8 && error.byteOffset == 2 + firstInvalid, "\(payload) at chunk size \(size): \(error)")
+                    #expect(
+                        error.kind == .invalidUTF8 && error.byteOffset == 2 + firstInvalid,
+                        "\(payload) at chunk size \(size): \(error)"
+                    )
                 }
             }
         }
@@ -105,7 +121,10 @@ struct ReliabilityTests {
             let document = prefix + escaped + suffix
             let offset = prefix.utf8.count + (escaped.hasPrefix("x") ? 1 : 0)
             for size in Self.chunkSizes {
-                let error = try #require(Self.parseError(Array(document.utf8), chunkSize: size) as? JSONParseError, "\(document) at \(size)")
+                let error = try #require(
+                    Self.parseError(Array(document.utf8), chunkSize: size) as? JSONParseError,
+                    "\(document) at \(size)"
+                )
                 #expect(error.kind == .invalidUTF8 && error.byteOffset == offset, "\(document) at \(size): \(error)")
                 #expect(error.message.contains("escaped \(which) surrogate"), "\(error.message)")
                 if path != "$" { #expect(error.path?.description == path) }
@@ -116,7 +135,9 @@ struct ReliabilityTests {
         }
     }
 
-    @Test(arguments: [#"\ud83d\ude00"#, #"\uD83D\uDE00x"#, #"\\ud800"#, #"\\\u00e9"#, #"\u0000"#, #"\uffff"#, #"\ud7ff\ue000"#])
+    @Test(arguments: [
+        #"\ud83d\ude00"#, #"\uD83D\uDE00x"#, #"\\ud800"#, #"\\\u00e9"#, #"\u0000"#, #"\uffff"#, #"\ud7ff\ue000"#,
+    ])
     func escapesThatAreNotLoneSurrogatesAreAccepted(escaped: String) {
         let document = Array(("[\"" + escaped + "\"]").utf8)
         for size in Self.chunkSizes {
@@ -131,20 +152,27 @@ struct ReliabilityTests {
         var generator = SystemRandomNumberGenerator()
         let pieces: [[UInt8]] = [
             Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8), Array("é".utf8), Array("東京".utf8), Array("😀".utf8),
-            Array(#"\n"#.utf8), Array(#"\\"#.utf8), Array(#"\u00e9"#.utf8), Array(#"\ud83d\ude00"#.utf8), Array(#"\\u"#.utf8),
+            Array(#"\n"#.utf8), Array(#"\\"#.utf8), Array(#"\u00e9"#.utf8), Array(#"\ud83d\ude00"#.utf8),
+            Array(#"\\u"#.utf8),
             [0xEF, 0xBF, 0xBF], [0xF4, 0x8F, 0xBF, 0xBF], [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF], [0xC2, 0x80],
         ]
         let broken: [[UInt8]] = [
-            [0x5C, 0xDF, 0x84], [0x5C, 0x80], [0x5C, 0x81, 0x31, 0x35, 0x65, 0x39], [0x5C, 0x75, 0xE2, 0x82, 0xAC], [0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5], [0xFF], [0xE2, 0x82],
+            [0x5C, 0xDF, 0x84], [0x5C, 0x80], [0x5C, 0x81, 0x31, 0x35, 0x65, 0x39], [0x5C, 0x75, 0xE2, 0x82, 0xAC],
+            [0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5], [0xFF],
+            [0xE2, 0x82],
             [0xF0, 0x9F], Array(#"\ud83d"#.utf8), Array(#"\ude00"#.utf8), Array(#"\ud83dx"#.utf8), Array(#"\u12"#.utf8),
         ]
         for round in 0..<600 {
             var input: [UInt8] = []
             for _ in 0..<Int.random(in: 1...80, using: &generator) {
                 input += pieces.randomElement(using: &generator)!
-                if round % 3 == 0 && Int.random(in: 0..<40, using: &generator) == 0 { input += broken.randomElement(using: &generator)! }
+                if round % 3 == 0 && Int.random(in: 0..<40, using: &generator) == 0 {
+                    input += broken.randomElement(using: &generator)!
+                }
             }
-            var cuts = (0..<Int.random(in: 0...3, using: &generator)).map { _ in Int.random(in: 0...input.count, using: &generator) }.sorted()
+            var cuts = (0..<Int.random(in: 0...3, using: &generator)).map { _ in
+                Int.random(in: 0...input.count, using: &generator)
+            }.sorted()
             cuts.append(input.count)
             func firstFailure(vector: Bool) -> String {
                 var validator = UTF8Validator()
@@ -161,14 +189,21 @@ struct ReliabilityTests {
                     return "valid"
                 }
             }
-            let scalar = firstFailure(vector: false), vector = firstFailure(vector: true)
-            #expect(scalar == vector, "round \(round), cuts \(cuts): \(String(decoding: input, as: UTF8.self).debugDescription)")
+            let scalar = firstFailure(vector: false)
+            let vector = firstFailure(vector: true)
+            #expect(
+                scalar == vector,
+                "round \(round), cuts \(cuts): \(String(decoding: input, as: UTF8.self).debugDescription)"
+            )
             // And the same as in one piece: the cuts change nothing.
             let cutsUsed = cuts
             cuts = [input.count]
             let whole = firstFailure(vector: false)
             cuts = cutsUsed
-            #expect(scalar == whole, "round \(round), cuts \(cuts) against one piece: \(String(decoding: input, as: UTF8.self).debugDescription)")
+            #expect(
+                scalar == whole,
+                "round \(round), cuts \(cuts) against one piece: \(String(decoding: input, as: UTF8.self).debugDescription)"
+            )
         }
     }
 
@@ -233,7 +268,10 @@ struct ReliabilityTests {
         let document: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("[1,x]".utf8)
         for size in Self.chunkSizes {
             let error = try #require(Self.parseError(document, chunkSize: size) as? JSONParseError)
-            #expect(error.kind == .invalidCharacter && error.byteOffset == 6 && error.column == 7, "\(error) at chunk size \(size)")
+            #expect(
+                error.kind == .invalidCharacter && error.byteOffset == 6 && error.column == 7,
+                "\(error) at chunk size \(size)"
+            )
             #expect(Self.parseError([0xEF, 0xBB, 0xBF] + Array("[1]".utf8), chunkSize: size) == nil)
             // Only at the very start, and only the whole mark.
             #expect(Self.parseError([0xEF, 0xBB] + Array("[1]".utf8), chunkSize: size) != nil)
@@ -272,17 +310,26 @@ struct ReliabilityTests {
         let document = Array(("\r\r[" + String(repeating: "\r", count: 100)).utf8) + [0xF3, 0xF2, 0x5D]
         for size in Self.chunkSizes + [50, 64, 65] {
             let error = try #require(Self.parseError(document, chunkSize: size) as? JSONParseError)
-            #expect(error.kind == .invalidCharacter && error.byteOffset == 103 && error.path?.description == "$[0]", "\(error) at chunk size \(size)")
+            #expect(
+                error.kind == .invalidCharacter && error.byteOffset == 103 && error.path?.description == "$[0]",
+                "\(error) at chunk size \(size)"
+            )
         }
     }
 
     @Test func optionsOutOfRangeThrowInsteadOfTrapping() throws {
         for options in [
-            JSONParser.Options(maxTokenBytes: Int.max), JSONParser.Options(maxTokenBytes: 0), JSONParser.Options(chunkSize: 0),
-            JSONParser.Options(chunkSize: 100_000 << 30), JSONParser.Options(maxDepth: -1), JSONParser.Options(maxDocumentBytes: -5),
+            JSONParser.Options(maxTokenBytes: Int.max), JSONParser.Options(maxTokenBytes: 0),
+            JSONParser.Options(chunkSize: 0),
+            JSONParser.Options(chunkSize: 100_000 << 30), JSONParser.Options(maxDepth: -1),
+            JSONParser.Options(maxDocumentBytes: -5),
         ] {
-            #expect(throws: JSONOptionError.self) { try JSONParser(options: options, handler: DiscardingTestHandler()).parse("[1]") }
-            #expect(throws: JSONOptionError.self) { try JSONParser(options: options, handler: DiscardingTestHandler()).parse(from: .text("[1]")) }
+            #expect(throws: JSONOptionError.self) {
+                try JSONParser(options: options, handler: DiscardingTestHandler()).parse("[1]")
+            }
+            #expect(throws: JSONOptionError.self) {
+                try JSONParser(options: options, handler: DiscardingTestHandler()).parse(from: .text("[1]"))
+            }
         }
         let error = try #require(throws: JSONOptionError.self) { try JSONParser.Options(chunkSize: 0).validate() }
         #expect(error.description == "JSONParser.Options.chunkSize is 0; it must be from 1 to 1073741824 (1 GiB)")
@@ -304,7 +351,9 @@ struct ReliabilityTests {
 
     // MARK: Writer
 
-    @Test(arguments: ["1]}{\"evil\":true", "", "+1", "01", "1.", ".5", "1e", "NaN", "Infinity", "0x10", " 1", "1 ", "--1"])
+    @Test(arguments: [
+        "1]}{\"evil\":true", "", "+1", "01", "1.", ".5", "1e", "NaN", "Infinity", "0x10", " 1", "1 ", "--1",
+    ])
     func theWriterRefusesNumberTextThatIsNotANumber(text: String) throws {
         let sink = MemoryOutputSink()
         let writer = JSONWriter(to: sink)
@@ -323,7 +372,9 @@ struct ReliabilityTests {
         let sink = MemoryOutputSink()
         let writer = JSONWriter(to: sink)
         try writer.startArray()
-        for text in ["0", "-0", "1.5", "-1.5e-3", "1E+2", "123456789012345678901234567890"] { try writer.number(JSONNumber(text)!) }
+        for text in ["0", "-0", "1.5", "-1.5e-3", "1E+2", "123456789012345678901234567890"] {
+            try writer.number(JSONNumber(text)!)
+        }
         try writer.endArray()
         try writer.finish()
         #expect(sink.string == "[0,-0,1.5,-1.5e-3,1E+2,123456789012345678901234567890]")
@@ -371,7 +422,9 @@ struct ReliabilityTests {
         if resetPeak, let peak = ProcessMemory.field("VmHWM") {
             #expect(peak - before < 64 << 20, "peak grew by \((peak - before) >> 20) MiB")
         } else {
-            print("⚠️  SKIPPING the peak-memory check of deepPathsOfHugeKeysAreBounded: \(ProcessMemory.unavailable ?? "no VmHWM")")
+            print(
+                "⚠️  SKIPPING the peak-memory check of deepPathsOfHugeKeysAreBounded: \(ProcessMemory.unavailable ?? "no VmHWM")"
+            )
         }
     }
 
@@ -382,13 +435,19 @@ struct ReliabilityTests {
         let resetPeak = ProcessMemory.resetPeak()
         let before = ProcessMemory.field("VmRSS") ?? 0
         let parser = JSONParser(handler: JSONWritingHandler(writer: writer))
-        try parser.parse(from: SegmentsSource([("[", 1), ("\"" + String(repeating: "s", count: 8 << 20) + "\",", 59), ("\"end\"]", 1)]))
+        try parser.parse(
+            from: SegmentsSource([
+                ("[", 1), ("\"" + String(repeating: "s", count: 8 << 20) + "\",", 59), ("\"end\"]", 1),
+            ])
+        )
         try writer.finish()
         #expect(written > 59 * (8 << 20))
         if resetPeak, let peak = ProcessMemory.field("VmHWM") {
             #expect(peak - before < 64 << 20, "peak grew by \((peak - before) >> 20) MiB")
         } else {
-            print("⚠️  SKIPPING the peak-memory check of reformattingLargeStringsIsBounded: \(ProcessMemory.unavailable ?? "no VmHWM")")
+            print(
+                "⚠️  SKIPPING the peak-memory check of reformattingLargeStringsIsBounded: \(ProcessMemory.unavailable ?? "no VmHWM")"
+            )
         }
     }
 }

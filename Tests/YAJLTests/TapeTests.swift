@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 /// The tape's variable-length encoding: every form round-trips, and a large record costs about
@@ -30,7 +31,8 @@ struct TapeTests {
     func minifiedLengthIsTheLengthWritten(document: String) throws {
         let recorder = EventRecorder()
         try JSONParser(handler: recorder).parse(from: .text(document))
-        let tape = Tape(), at = SourcePosition(offset: 0, line: 1, column: 1)
+        let tape = Tape()
+        let at = SourcePosition(offset: 0, line: 1, column: 1)
         for recorded in recorder.events {
             switch recorded.event {
             case .startObject: tape.startContainer(.object, at: at)
@@ -38,7 +40,9 @@ struct TapeTests {
             case .endObject, .endArray: tape.endContainer()
             case .key(var text): text.withUTF8 { tape.text(.key, UnsafeRawBufferPointer($0)) }
             case .string(var text): text.withUTF8 { tape.text(.string, UnsafeRawBufferPointer($0), at: at) }
-            case .number(let number): var text = number.text; text.withUTF8 { tape.number(UnsafeRawBufferPointer($0), at: at) }
+            case .number(let number):
+                var text = number.text
+                text.withUTF8 { tape.number(UnsafeRawBufferPointer($0), at: at) }
             case .bool(let flag): tape.scalar(.bool, flag, at: at)
             case .null: tape.scalar(.null, at: at)
             }
@@ -69,13 +73,18 @@ struct TapeTests {
         let values = try JSONRecordReader(JSONValue.self, at: "$[*]", from: .text(document))
         var numbers: [JSONNumber] = []
         while let value = try values.next() {
-            guard case .number(let number) = value else { Issue.record("not a number: \(value)"); continue }
+            guard case .number(let number) = value else {
+                Issue.record("not a number: \(value)")
+                continue
+            }
             numbers.append(number)
         }
         #expect(numbers.map(\.text) == ["0", "7", "-0", "10", "0.5", "-1e-2", "12345678901234567890"])
-        #expect(numbers.map(\.value) == [
-            .integer(0), .integer(7), .integer(0), .integer(10), .double(0.5), .double(-0.01), .unrepresentable,
-        ])
+        #expect(
+            numbers.map(\.value) == [
+                .integer(0), .integer(7), .integer(0), .integer(10), .double(0.5), .double(-0.01), .unrepresentable,
+            ]
+        )
         // Integers decode from the text the tape keeps, doubles from the stored value.
         let decoded = try JSONRecordReader([Double].self, at: "$", from: .text("[0,7,-0,10,0.5,-1e-2]")).next()
         #expect(decoded == [0, 7, -0.0, 10, 0.5, -0.01] && decoded?[2].sign == .minus)
@@ -123,10 +132,14 @@ struct TapeTests {
         while index < tape.count {
             if view.kind(index) != .key {
                 let position = view.sourcePosition(of: index, inRecordAt: 0, positionsAt: 0)
-                #expect(position == SourcePosition(offset: expected, line: 1 + expected / 30, column: 1 + expected % 30), "tag at \(index)")
+                #expect(
+                    position == SourcePosition(offset: expected, line: 1 + expected / 30, column: 1 + expected % 30),
+                    "tag at \(index)"
+                )
                 expected += 10
             }
-            index = view.kind(index) == .object || view.kind(index) == .array ? view.firstChild(index) : view.next(index)
+            index =
+                view.kind(index) == .object || view.kind(index) == .array ? view.firstChild(index) : view.next(index)
         }
         #expect(expected == offset + 10)
     }
@@ -150,7 +163,9 @@ struct TapeTests {
             print("one 20 MB record: peak RSS grew by \((peak - before) >> 20) MiB")
             #expect(peak - before < 80 << 20, "peak grew by \((peak - before) >> 20) MiB for a 20 MB record")
         } else {
-            print("⚠️  SKIPPING the peak-memory check of oneLargeRecordCostsAboutItsSize: \(ProcessMemory.unavailable ?? "no VmHWM")")
+            print(
+                "⚠️  SKIPPING the peak-memory check of oneLargeRecordCostsAboutItsSize: \(ProcessMemory.unavailable ?? "no VmHWM")"
+            )
         }
     }
 }

@@ -1,15 +1,23 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 /// `yajl extract` over HTTP with the faults of the network issue, run as a user would: the exact
 /// ids of the document, or exit 2 naming the URL, the byte offset and the cause.
-@Suite("yajl tool over HTTP", .serialized,
-       .enabled(if: TestHTTPServer.python != nil && ToolTests.executable != nil, "python3 or the yajl tool missing"))
+@Suite(
+    "yajl tool over HTTP",
+    .serialized,
+    .enabled(if: TestHTTPServer.python != nil && ToolTests.executable != nil, "python3 or the yajl tool missing")
+)
 struct ToolNetworkTests {
     /// The ids of the document, one per line, read from the file.
     static let expectedIDs: String = {
-        let reader = try? JSONRecordReader(JSONFragment.self, at: "$.results[*].id", from: .file(NetworkTests.document.path))
+        let reader = try? JSONRecordReader(
+            JSONFragment.self,
+            at: "$.results[*].id",
+            from: .file(NetworkTests.document.path)
+        )
         var lines = ""
         while let id = try? reader?.next() { lines += id.description + "\n" }
         return lines
@@ -20,8 +28,16 @@ struct ToolNetworkTests {
     }
 
     @Test(arguments: [
-        (["--drop-after", "1000003", "--drops", "1", "--change-after", "1", "--ignore-if-range", "--no-etag"], "cannot resume", "1000003"),
-        (["--drop-after", "1000003", "--drops", "1", "--change-after", "1", "--ignore-if-range", "--etag-then-none"], "no ETag", "1000003"),
+        (
+            ["--drop-after", "1000003", "--drops", "1", "--change-after", "1", "--ignore-if-range", "--no-etag"],
+            "cannot resume", "1000003"
+        ),
+        (
+            [
+                "--drop-after", "1000003", "--drops", "1", "--change-after", "1", "--ignore-if-range",
+                "--etag-then-none",
+            ], "no ETag", "1000003"
+        ),
         (["--drop-after", "1000000", "--drops", "1", "--no-validators"], "--resume-unvalidated", "1000000"),
         (["--status", "503"], "HTTP 503", "byte 0"),
         (["--redirect-loop"], "more than 10 redirects", "byte 0"),
@@ -32,7 +48,10 @@ struct ToolNetworkTests {
         defer { server.stop() }
         let run = try Self.extract(server, ["--retries", "1"])
         #expect(run.status == 2, "\(run.stderr)")
-        #expect(run.stderr.contains(server.url.absoluteString) && run.stderr.contains(cause) && run.stderr.contains(offset), "\(run.stderr)")
+        #expect(
+            run.stderr.contains(server.url.absoluteString) && run.stderr.contains(cause) && run.stderr.contains(offset),
+            "\(run.stderr)"
+        )
         // Whatever was written before the failure is a prefix of the true ids: nothing spliced.
         #expect(Self.expectedIDs.hasPrefix(run.stdout))
     }
@@ -53,7 +72,10 @@ struct ToolNetworkTests {
     }
 
     @Test func unvalidatedResumeIsAnOptIn() throws {
-        let server = try TestHTTPServer(serving: NetworkTests.document.path, ["--drop-after", "1000000", "--drops", "1", "--no-validators"])
+        let server = try TestHTTPServer(
+            serving: NetworkTests.document.path,
+            ["--drop-after", "1000000", "--drops", "1", "--no-validators"]
+        )
         defer { server.stop() }
         let run = try Self.extract(server, ["--resume-unvalidated"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -78,7 +100,10 @@ struct ToolNetworkTests {
         #expect(bad.status == 2 && bad.stderr.contains("--header") && bad.stderr.contains("CR, LF"), "\(bad.stderr)")
         let target = try TestHTTPServer(serving: NetworkTests.document.path)
         defer { target.stop() }
-        let redirecting = try TestHTTPServer(serving: NetworkTests.document.path, ["--redirect-to", "http://127.0.0.1:\(target.port)/final.json"])
+        let redirecting = try TestHTTPServer(
+            serving: NetworkTests.document.path,
+            ["--redirect-to", "http://127.0.0.1:\(target.port)/final.json"]
+        )
         defer { redirecting.stop() }
         let run = try Self.extract(redirecting, ["--header", "X-Api-Key: secret"])
         #expect(run.status == 0 && run.stdout == Self.expectedIDs, "\(run.stderr)")

@@ -54,21 +54,27 @@ struct ToolReliabilityTests {
     }
 
     @Test func integersBeyondInt64AreExactNumbersInEvents() throws {
-        let run = try ToolTests.run(["events"], stdin: "[9223372036854775808,-9223372036854775809,9223372036854775807,1.5,1e400]")
-        #expect(run.stdout == """
-            ["start_array"]
-            ["number","9223372036854775808"]
-            ["number","-9223372036854775809"]
-            ["integer",9223372036854775807]
-            ["double",1.5]
-            ["number","1e400"]
-            ["end_array"]
+        let run = try ToolTests.run(
+            ["events"],
+            stdin: "[9223372036854775808,-9223372036854775809,9223372036854775807,1.5,1e400]"
+        )
+        #expect(
+            run.stdout == """
+                ["start_array"]
+                ["number","9223372036854775808"]
+                ["number","-9223372036854775809"]
+                ["integer",9223372036854775807]
+                ["double",1.5]
+                ["number","1e400"]
+                ["end_array"]
 
-            """)
+                """
+        )
     }
 
     @Test(arguments: [
-        (["reformat", "--indent-string", "x"], "--indent-string"), (["reformat", "--indent", "99999999999"], "--indent"),
+        (["reformat", "--indent-string", "x"], "--indent-string"),
+        (["reformat", "--indent", "99999999999"], "--indent"),
         (["validate", "--max-token-bytes", "9223372036854775807"], "--max-token-bytes"),
         (["validate", "--chunk-size", "100000G"], "--chunk-size"), (["validate", "--chunk-size", "0"], "--chunk-size"),
         (["validate", "--max-depth", "0"], "--max-depth"),
@@ -92,8 +98,10 @@ struct ToolReliabilityTests {
     @Test func limitZeroWritesNothing() throws {
         let run = try ToolTests.run(["extract", "$.results[*]", "--limit", "0", "--quiet"], stdin: Self.document)
         #expect(run.status == 0 && run.stdout.isEmpty, "\(run.stdout.prefix(80))")
-        #expect(try ToolTests.run(["extract", "$.results[*]", "--limit", "2", "--quiet"], stdin: Self.document).stdout
-            == "{\"id\":0,\"name\":\"user 0\"}\n{\"id\":1,\"name\":\"user 1\"}\n")
+        #expect(
+            try ToolTests.run(["extract", "$.results[*]", "--limit", "2", "--quiet"], stdin: Self.document).stdout
+                == "{\"id\":0,\"name\":\"user 0\"}\n{\"id\":1,\"name\":\"user 1\"}\n"
+        )
     }
 
     @Test func messagesReadWell() throws {
@@ -105,12 +113,18 @@ struct ToolReliabilityTests {
         #expect(many.status == 2)
         #expect(many.stderr.contains("too many paths in one pass") && !many.stderr.contains("-"), "\(many.stderr)")
         let parse = try ToolTests.run(["validate"], stdin: "[1,x]")
-        #expect(parse.stderr.hasPrefix("yajl: error: invalid char in json text at line 1, column 4 (byte 3) in $[1]"), "\(parse.stderr)")
+        #expect(
+            parse.stderr.hasPrefix("yajl: error: invalid char in json text at line 1, column 4 (byte 3) in $[1]"),
+            "\(parse.stderr)"
+        )
     }
 
     @Test func invalidUTF8NeverReachesTheOutput() throws {
         for command in [["extract", "$[*]", "--quiet"], ["reformat", "--minify"], ["events"]] {
-            let run = try ToolTests.run(command, stdin: "[\"a\u{0}\"]".replacingOccurrences(of: "\u{0}", with: "\u{FFFD}"))
+            let run = try ToolTests.run(
+                command,
+                stdin: "[\"a\u{0}\"]".replacingOccurrences(of: "\u{0}", with: "\u{FFFD}")
+            )
             #expect(run.status == 0)
         }
         guard let executable = ToolTests.executable else { throw ToolTests.ToolMissing() }
@@ -121,7 +135,8 @@ struct ToolReliabilityTests {
             let process = Process()
             process.executableURL = executable
             process.arguments = command + [file.path]
-            let output = Pipe(), errors = Pipe()
+            let output = Pipe()
+            let errors = Pipe()
             process.standardOutput = output
             process.standardError = errors
             try process.run()

@@ -27,7 +27,9 @@ struct ToolTests {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        let input = Pipe(), output = Pipe(), errors = Pipe()
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
@@ -40,7 +42,11 @@ struct ToolTests {
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus,
+            stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self)
+        )
     }
 
     @Test(.enabled(if: executable != nil, "yajl executable not built"))
@@ -63,11 +69,14 @@ struct ToolTests {
     func eventsFormat() throws {
         let run = try Self.run(["events"], stdin: #"{"k": [null, true, 123, 1.5, 1e400, "s\n", 1E2, -0]}"#)
         #expect(run.status == 0)
-        #expect(run.stdout.split(separator: "\n") == [
-            #"["start_map"]"#, #"["map_key","k"]"#, #"["start_array"]"#, #"["null"]"#, #"["boolean",true]"#,
-            #"["integer",123]"#, #"["double",1.5]"#, #"["number","1e400"]"#, #"["string","s\n"]"#, #"["double",100.0]"#,
-            #"["integer",0]"#, #"["end_array"]"#, #"["end_map"]"#,
-        ])
+        #expect(
+            run.stdout.split(separator: "\n") == [
+                #"["start_map"]"#, #"["map_key","k"]"#, #"["start_array"]"#, #"["null"]"#, #"["boolean",true]"#,
+                #"["integer",123]"#, #"["double",1.5]"#, #"["number","1e400"]"#, #"["string","s\n"]"#,
+                #"["double",100.0]"#,
+                #"["integer",0]"#, #"["end_array"]"#, #"["end_map"]"#,
+            ]
+        )
         let partial = try Self.run(["events", "--chunk-size", "1"], stdin: #"[1, 2, x]"#)
         #expect(partial.status == 1)
         #expect(partial.stdout == "[\"start_array\"]\n[\"integer\",1]\n[\"integer\",2]\n")
@@ -77,7 +86,11 @@ struct ToolTests {
     @Test(.enabled(if: executable != nil, "yajl executable not built"))
     func statsCountsAndNothingOnError() throws {
         let run = try Self.run(["stats"], stdin: #"{"a": [1, 2.5, "x", true, null, 1e400, {"b": []}]}"#)
-        #expect(run.stdout == #"{"bytes":50,"maps":2,"arrays":2,"keys":2,"strings":1,"integers":1,"doubles":1,"numbers":1,"booleans":1,"nulls":1,"max_depth":4}"# + "\n")
+        #expect(
+            run.stdout
+                == #"{"bytes":50,"maps":2,"arrays":2,"keys":2,"strings":1,"integers":1,"doubles":1,"numbers":1,"booleans":1,"nulls":1,"max_depth":4}"#
+                + "\n"
+        )
         let bad = try Self.run(["stats"], stdin: #"{"a": [1, 2"#)
         #expect(bad.status == 1)
         #expect(bad.stdout.isEmpty)
@@ -85,11 +98,16 @@ struct ToolTests {
 
     @Test(.enabled(if: executable != nil, "yajl executable not built"))
     func statsMatchTheGeneratorOnAGeneratedFile() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("yajl-tool-\(UUID().uuidString).json").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("yajl-tool-\(UUID().uuidString).json")
+            .path
         defer { try? FileManager.default.removeItem(atPath: file) }
         let counts = try DocumentGenerator.write(.records, targetBytes: 4 << 20, to: file)
         let run = try Self.run(["stats", file, "--chunk-size", "7K"])
-        #expect(run.stdout.contains("\"bytes\":\(counts.bytes),\"maps\":\(counts.maps),\"arrays\":\(counts.arrays),\"keys\":\(counts.keys)"))
+        #expect(
+            run.stdout.contains(
+                "\"bytes\":\(counts.bytes),\"maps\":\(counts.maps),\"arrays\":\(counts.arrays),\"keys\":\(counts.keys)"
+            )
+        )
         #expect(run.stdout.contains("\"max_depth\":\(counts.maxDepth)"))
     }
 

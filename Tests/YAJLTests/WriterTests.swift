@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YAJLFixtures
+
 @testable import YAJL
 
 @Suite("Writer", .serialized)
@@ -15,10 +16,16 @@ struct WriterTests {
     }
 
     /// Parses `text` and writes it back with `options`.
-    static func reformat(_ text: String, _ options: JSONWriter.Options = .init(), chunkSize: Int = 64 << 10) throws -> String {
+    static func reformat(
+        _ text: String,
+        _ options: JSONWriter.Options = .init(),
+        chunkSize: Int = 64 << 10
+    ) throws -> String {
         let sink = MemoryOutputSink()
         let writer = JSONWriter(to: sink, options: options)
-        try JSONParser(options: .init(chunkSize: chunkSize), handler: JSONWritingHandler(writer: writer)).parse(from: .text(text))
+        try JSONParser(options: .init(chunkSize: chunkSize), handler: JSONWritingHandler(writer: writer)).parse(
+            from: .text(text)
+        )
         try writer.finish()
         return sink.string
     }
@@ -26,40 +33,69 @@ struct WriterTests {
     @Test func writesAllKindsMinified() throws {
         let text = try Self.written { w in
             try w.startObject()
-            try w.key("s"); try w.string("a\"b\\c\n\u{01}é/")
-            try w.key("i"); try w.integer(-42)
-            try w.key("d"); try w.double(0.1)
-            try w.key("e"); try w.double(1e-7)
-            try w.key("n"); try w.number(JSONNumber("1E+2")!)
-            try w.key("b"); try w.bool(true)
-            try w.key("z"); try w.null()
-            try w.key("a"); try w.startArray(); try w.endArray()
+            try w.key("s")
+            try w.string("a\"b\\c\n\u{01}é/")
+            try w.key("i")
+            try w.integer(-42)
+            try w.key("d")
+            try w.double(0.1)
+            try w.key("e")
+            try w.double(1e-7)
+            try w.key("n")
+            try w.number(JSONNumber("1E+2")!)
+            try w.key("b")
+            try w.bool(true)
+            try w.key("z")
+            try w.null()
+            try w.key("a")
+            try w.startArray()
+            try w.endArray()
             try w.endObject()
         }
         #expect(text == #"{"s":"a\"b\\c\n\u0001é/","i":-42,"d":0.1,"e":1e-07,"n":1E+2,"b":true,"z":null,"a":[]}"#)
     }
 
     @Test func beautifyAndOptions() throws {
-        let pretty = try Self.reformat(#"{"a":[1,{"b":"x/y"}],"c":{}}"#, .init(beautify: true, indent: "  ", escapesSolidus: true))
+        let pretty = try Self.reformat(
+            #"{"a":[1,{"b":"x/y"}],"c":{}}"#,
+            .init(beautify: true, indent: "  ", escapesSolidus: true)
+        )
         // YAJL's own layout (as json_reformat's): an empty object spans a blank line.
         #expect(pretty == "{\n  \"a\": [\n    1,\n    {\n      \"b\": \"x\\/y\"\n    }\n  ],\n  \"c\": {\n\n  }\n}\n")
     }
 
     /// Misuses of the writer, each with the message it must produce.
     enum Misuse: String, CaseIterable, Sendable {
-        case keyOutside, keyForValue, valueForKey, arrayInObject, objectInArray, closeNothing, danglingKey, secondValue, unfinished
+        case keyOutside, keyForValue, valueForKey, arrayInObject, objectInArray, closeNothing, danglingKey, secondValue,
+            unfinished
 
         func perform(on w: JSONWriter) throws {
             switch self {
             case .keyOutside: try w.key("k")
-            case .keyForValue: try w.startObject(); try w.key("k"); try w.key("again")
-            case .valueForKey: try w.startObject(); try w.integer(1)
-            case .arrayInObject: try w.startObject(); try w.endArray()
-            case .objectInArray: try w.startArray(); try w.endObject()
+            case .keyForValue:
+                try w.startObject()
+                try w.key("k")
+                try w.key("again")
+            case .valueForKey:
+                try w.startObject()
+                try w.integer(1)
+            case .arrayInObject:
+                try w.startObject()
+                try w.endArray()
+            case .objectInArray:
+                try w.startArray()
+                try w.endObject()
             case .closeNothing: try w.endArray()
-            case .danglingKey: try w.startObject(); try w.key("k"); try w.endObject()
-            case .secondValue: try w.integer(1); try w.integer(2)
-            case .unfinished: try w.startArray(); try w.finish()
+            case .danglingKey:
+                try w.startObject()
+                try w.key("k")
+                try w.endObject()
+            case .secondValue:
+                try w.integer(1)
+                try w.integer(2)
+            case .unfinished:
+                try w.startArray()
+                try w.finish()
             }
         }
 
@@ -95,7 +131,12 @@ struct WriterTests {
     @Test func depthLimitAndNonFiniteDoubles() throws {
         let writer = JSONWriter(to: MemoryOutputSink())
         for _ in 0..<JSONWriter.maxDepth { try writer.startArray() }
-        #expect(throws: JSONWriterError(kind: .depthLimitExceeded, message: "nesting deeper than 127 levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)")) {
+        #expect(
+            throws: JSONWriterError(
+                kind: .depthLimitExceeded,
+                message: "nesting deeper than 127 levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)"
+            )
+        ) {
             try writer.startArray()
         }
         let other = JSONWriter(to: MemoryOutputSink())
@@ -107,7 +148,10 @@ struct WriterTests {
         let text = try Self.written { w in
             w.allowMultipleValues()
             try w.integer(1)
-            try w.startObject(); try w.key("a"); try w.null(); try w.endObject()
+            try w.startObject()
+            try w.key("a")
+            try w.null()
+            try w.endObject()
         }
         #expect(text == "1\n{\"a\":null}")
     }
@@ -135,14 +179,24 @@ struct WriterTests {
             case 0: return "null"
             case 1: return Bool.random(using: &random) ? "true" : "false"
             case 2: return String(Int64.random(in: Int64.min...Int64.max, using: &random))
-            case 3: return ["1.5e300", "-0.0", "3.14159", "1E-5", "12345678901234567890123", "0"].randomElement(using: &random)!
+            case 3:
+                return ["1.5e300", "-0.0", "3.14159", "1E-5", "12345678901234567890123", "0"].randomElement(
+                    using: &random
+                )!
             case 4:
                 let pieces = ["a", "é", "東", "😀", "\\n", "\\\"", "\\u0001", "\\ud83d\\ude00", " ", "\\/"]
-                return "\"" + (0..<Int.random(in: 0..<6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined() + "\""
+                return "\""
+                    + (0..<Int.random(in: 0..<6, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                    .joined() + "\""
             case 5, 6:
-                return "[" + (0..<Int.random(in: 0..<4, using: &random)).map { _ in value(depth + 1) }.joined(separator: ", ") + "]"
+                return "["
+                    + (0..<Int.random(in: 0..<4, using: &random)).map { _ in value(depth + 1) }.joined(separator: ", ")
+                    + "]"
             default:
-                return "{" + (0..<Int.random(in: 0..<4, using: &random)).map { i in "\"k\(i)\": " + value(depth + 1) }.joined(separator: ",\n") + "}"
+                return "{"
+                    + (0..<Int.random(in: 0..<4, using: &random)).map { i in "\"k\(i)\": " + value(depth + 1) }.joined(
+                        separator: ",\n"
+                    ) + "}"
             }
         }
         for _ in 0..<300 {
@@ -158,7 +212,8 @@ struct WriterTests {
 
     /// `yajl reformat --minify`'s engine against YAJL's own `json_reformat -m`, byte for byte.
     static let jsonReformat: String? = {
-        for path in ["/usr/bin/json_reformat", "/usr/local/bin/json_reformat"] where FileManager.default.isExecutableFile(atPath: path) {
+        for path in ["/usr/bin/json_reformat", "/usr/local/bin/json_reformat"]
+        where FileManager.default.isExecutableFile(atPath: path) {
             return path
         }
         print("⚠️  SKIPPING json_reformat comparisons: json_reformat (Debian's yajl-tools) is not installed")
@@ -181,19 +236,26 @@ struct WriterTests {
     static func ourMinified(_ file: String) throws -> Data {
         let sink = MemoryOutputSink()
         let writer = JSONWriter(to: sink)
-        try JSONParser(options: .init(allowComments: true), handler: JSONWritingHandler(writer: writer)).parse(from: .file(file))
+        try JSONParser(options: .init(allowComments: true), handler: JSONWritingHandler(writer: writer)).parse(
+            from: .file(file)
+        )
         try writer.finish()
         return sink.data
     }
 
-    @Test(.enabled(if: jsonReformat != nil && SharedMaterial.isAvailable, "json_reformat or ../shared/corpus missing"),
-          arguments: ["twitter.json", "citm_catalog.json", "canada.json"])
+    @Test(
+        .enabled(if: jsonReformat != nil && SharedMaterial.isAvailable, "json_reformat or ../shared/corpus missing"),
+        arguments: ["twitter.json", "citm_catalog.json", "canada.json"]
+    )
     func minifyMatchesJsonReformatOnTheCorpus(_ name: String) throws {
         let file = try #require(SharedMaterial.corpusDirectory?.appendingPathComponent(name).path)
         #expect(try Self.ourMinified(file) == Self.jsonReformatMinified(file))
     }
 
-    @Test(.enabled(if: jsonReformat != nil, "json_reformat missing"), arguments: DocumentGenerator.Kind.allCases.filter { $0 != .ndjson })
+    @Test(
+        .enabled(if: jsonReformat != nil, "json_reformat missing"),
+        arguments: DocumentGenerator.Kind.allCases.filter { $0 != .ndjson }
+    )
     func minifyMatchesJsonReformatOnGeneratedDocuments(_ kind: DocumentGenerator.Kind) throws {
         let file = TemporaryFile("reformat-\(kind).json")
         defer { file.remove() }
@@ -214,7 +276,9 @@ struct WriterTests {
         let peak = ProcessMemory.field("VmHWM") ?? 0
         #expect(written > counts.bytes)  // pretty output is larger
         if resetPeak {
-            print("reformat fixture: \(counts.bytes >> 20) MiB in, \(written >> 20) MiB out, peak RSS growth \((peak - before) >> 10) KiB")
+            print(
+                "reformat fixture: \(counts.bytes >> 20) MiB in, \(written >> 20) MiB out, peak RSS growth \((peak - before) >> 10) KiB"
+            )
             #expect(peak - before < 4 << 20)
         } else {
             print("⚠️  reformat fixture: peak-memory check skipped (\(ProcessMemory.unavailable ?? "peak not reset"))")

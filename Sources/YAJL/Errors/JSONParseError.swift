@@ -70,9 +70,17 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
     /// Where ``byteOffset`` falls in ``excerpt``, in `Character`s.
     public let excerptMarker: Int
 
+    /// An error with every field given (for handlers and tests that build their own).
     public init(
-        kind: Kind, message: String, limitOption: String? = nil, byteOffset: Int, line: Int, column: Int,
-        path: JSONPath?, excerpt: String = "", excerptMarker: Int = 0
+        kind: Kind,
+        message: String,
+        limitOption: String? = nil,
+        byteOffset: Int,
+        line: Int,
+        column: Int,
+        path: JSONPath?,
+        excerpt: String = "",
+        excerptMarker: Int = 0
     ) {
         self.kind = kind
         self.message = message

@@ -4,9 +4,13 @@
 /// Use it where clarity beats speed (tests, scripts, small documents) with
 /// ``JSONParser/init(options:onEvent:)``.
 public enum JSONEvent: Sendable, Hashable, CustomStringConvertible {
+    /// An object begins (`{`).
     case startObject
+    /// The innermost open object ends (`}`).
     case endObject
+    /// An array begins (`[`).
     case startArray
+    /// The innermost open array ends (`]`).
     case endArray
     /// An object key (unescaped).
     case key(String)
@@ -14,7 +18,9 @@ public enum JSONEvent: Sendable, Hashable, CustomStringConvertible {
     case string(String)
     /// A number, lossless.
     case number(JSONNumber)
+    /// `true` or `false`.
     case bool(Bool)
+    /// `null`.
     case null
 
     /// A compact rendering, e.g. `key("name")`, `number(1.5)`.

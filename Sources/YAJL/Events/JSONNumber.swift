@@ -29,10 +29,12 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// Parses and classifies a number from its JSON text. Returns `nil` if `text` is not a JSON number.
     public init?(_ text: String) {
         var text = text
-        guard let value = text.withUTF8({ utf8 -> Value? in
-            guard JSONNumberGrammar.isValid(utf8) else { return nil }
-            return JSONNumberParser.classify(UnsafeRawBufferPointer(utf8))
-        }) else { return nil }
+        guard
+            let value = text.withUTF8({ utf8 -> Value? in
+                guard JSONNumberGrammar.isValid(utf8) else { return nil }
+                return JSONNumberParser.classify(UnsafeRawBufferPointer(utf8))
+            })
+        else { return nil }
         self.text = text
         self.value = value
     }

@@ -37,7 +37,8 @@ public struct JSONStringView: CustomStringConvertible {
     public static func == (view: JSONStringView, string: String) -> Bool {
         var string = string
         return string.withUTF8 { utf8 in
-            utf8.count == view.bytes.count && (utf8.isEmpty || memcmpEqual(utf8.baseAddress!, view.bytes.baseAddress!, utf8.count))
+            utf8.count == view.bytes.count
+                && (utf8.isEmpty || memcmpEqual(utf8.baseAddress!, view.bytes.baseAddress!, utf8.count))
         }
     }
 

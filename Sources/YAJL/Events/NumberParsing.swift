@@ -61,7 +61,12 @@ enum JSONNumberParser {
                 if !overflowed {
                     let (times10, o1) = mantissa.multipliedReportingOverflow(by: 10)
                     let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
-                    if o1 || o2 { overflowed = true } else { mantissa = sum; exponent -= 1 }
+                    if o1 || o2 {
+                        overflowed = true
+                    } else {
+                        mantissa = sum
+                        exponent -= 1
+                    }
                 }
                 i += 1
             }

@@ -96,7 +96,7 @@ extension JSONParser {
     /// so that task cancellation reaches it.
     @discardableResult
     public func parse<Source: JSONByteSource & AsyncJSONByteSource>(from source: Source) async throws -> State {
-        return try await parseAsync(from: source)
+        try await parseAsync(from: source)
     }
 
     /// Parses a whole document from an asynchronous source, then calls ``finish()``.

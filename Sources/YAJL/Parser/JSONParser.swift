@@ -78,7 +78,10 @@ public final class JSONParser {
 
     /// Creates a parser that delivers owned ``JSONEvent``s to a closure: convenient, but it makes a
     /// `String` for every key and string.
-    public convenience init(options: Options = Options(), onEvent: @escaping (JSONEvent, JSONEventContext) throws -> Void) {
+    public convenience init(
+        options: Options = Options(),
+        onEvent: @escaping (JSONEvent, JSONEventContext) throws -> Void
+    ) {
         self.init(options: options, handler: ClosureEventHandler(onEvent))
     }
 
@@ -110,7 +113,9 @@ public final class JSONParser {
         case .parsing: break
         case .stopped: return .stopped
         case .finished:
-            throw JSONParserUsageError(message: "parse called after finish(): the input had already ended (make a new parser for more input)")
+            throw JSONParserUsageError(
+                message: "parse called after finish(): the input had already ended (make a new parser for more input)"
+            )
         case .failed: throw failure!
         }
         try rejectInvalidOptions()
@@ -167,7 +172,9 @@ public final class JSONParser {
     /// abort on it).
     private func enter(_ call: String) throws {
         guard !isBusy else {
-            throw JSONParserUsageError(message: "\(call) called from inside the parser's own handler (re-entrant use of a JSONParser)")
+            throw JSONParserUsageError(
+                message: "\(call) called from inside the parser's own handler (re-entrant use of a JSONParser)"
+            )
         }
         isBusy = true
     }
@@ -186,15 +193,28 @@ public final class JSONParser {
             let fed = UnsafeRawBufferPointer(rebasing: accepted[..<min(end, accepted.count)])
             if try feedPieces(fed) == .stopped { return .stopped }
             let rest = UnsafeRawBufferPointer(rebasing: accepted[fed.count...])
-            throw fail(parseError(
-                .invalidUTF8, "invalid bytes in UTF8 string (\(invalid.reason))", offset: invalid.leadOffset,
-                chunk: rest, base: bytesConsumed))
+            throw fail(
+                parseError(
+                    .invalidUTF8,
+                    "invalid bytes in UTF8 string (\(invalid.reason))",
+                    offset: invalid.leadOffset,
+                    chunk: rest,
+                    base: bytesConsumed
+                )
+            )
         }
         if try feedPieces(accepted) == .stopped { return .stopped }
         if overLimit {
-            throw fail(limitError(
-                .documentLimitExceeded, "the document is longer than \(options.maxDocumentBytes!) bytes",
-                option: "maxDocumentBytes", offset: bytesConsumed, chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed))
+            throw fail(
+                limitError(
+                    .documentLimitExceeded,
+                    "the document is longer than \(options.maxDocumentBytes!) bytes",
+                    option: "maxDocumentBytes",
+                    offset: bytesConsumed,
+                    chunk: UnsafeRawBufferPointer(start: nil, count: 0),
+                    base: bytesConsumed
+                )
+            )
         }
         return .parsing
     }
@@ -222,10 +242,16 @@ public final class JSONParser {
             // Limit errors are at `bytesConsumed`, which the position has already passed: they
             // are located with an empty chunk there (the piece's lines are counted already).
             if tokenBytes > tokenLimit {
-                throw fail(limitError(
-                    .tokenLimitExceeded,
-                    "a single token (string, key or number) is longer than \(options.maxTokenBytes) bytes",
-                    option: "maxTokenBytes", offset: bytesConsumed, chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed))
+                throw fail(
+                    limitError(
+                        .tokenLimitExceeded,
+                        "a single token (string, key or number) is longer than \(options.maxTokenBytes) bytes",
+                        option: "maxTokenBytes",
+                        offset: bytesConsumed,
+                        chunk: UnsafeRawBufferPointer(start: nil, count: 0),
+                        base: bytesConsumed
+                    )
+                )
             }
         }
         lastChunkProducedEvents = producedEvents
@@ -286,7 +312,10 @@ public final class JSONParser {
         // The input may have been only the start of a byte order mark: parse it as input.
         if try feedHeldByteOrderMark() == .stopped { return .stopped }
         try check(
-            bridge.complete(end: bytesConsumed), chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: bytesConsumed)
+            bridge.complete(end: bytesConsumed),
+            chunk: UnsafeRawBufferPointer(start: nil, count: 0),
+            base: bytesConsumed
+        )
         if state == .stopped { return .stopped }
         state = .finished
         return .finished
@@ -303,9 +332,16 @@ public final class JSONParser {
             if let pending = bridge.state.pointee.pendingError {
                 bridge.state.pointee.pendingError = nil
                 if case LimitViolation.depth(let offset) = pending {
-                    throw fail(limitError(
-                        .depthLimitExceeded, "nesting is deeper than \(options.maxDepth) levels",
-                        option: "maxDepth", offset: offset, chunk: chunk, base: base))
+                    throw fail(
+                        limitError(
+                            .depthLimitExceeded,
+                            "nesting is deeper than \(options.maxDepth) levels",
+                            option: "maxDepth",
+                            offset: offset,
+                            chunk: chunk,
+                            base: base
+                        )
+                    )
                 }
                 throw fail(pending)
             }
@@ -313,9 +349,17 @@ public final class JSONParser {
             bytesConsumed = bridge.state.pointee.currentOffset
             state = .stopped
         case .error(let error):
-            throw fail(parseError(
-                error.kind, error.message, offset: error.offset, chunk: chunk, base: base,
-                mayStartNextValue: error.mayStartNextValue, isInsideString: error.isInsideString))
+            throw fail(
+                parseError(
+                    error.kind,
+                    error.message,
+                    offset: error.offset,
+                    chunk: chunk,
+                    base: base,
+                    mayStartNextValue: error.mayStartNextValue,
+                    isInsideString: error.isInsideString
+                )
+            )
         }
     }
 
@@ -326,8 +370,12 @@ public final class JSONParser {
     }
 
     private func limitError(
-        _ kind: JSONParseError.Kind, _ what: String, option: String, offset: Int,
-        chunk: UnsafeRawBufferPointer, base: Int
+        _ kind: JSONParseError.Kind,
+        _ what: String,
+        option: String,
+        offset: Int,
+        chunk: UnsafeRawBufferPointer,
+        base: Int
     ) -> JSONParseError {
         parseError(kind, "\(what) (raise Options.\(option))", option: option, offset: offset, chunk: chunk, base: base)
     }
@@ -336,8 +384,14 @@ public final class JSONParser {
     /// ``YAJLError``); an error found on the Swift side is inside a string when it is about UTF-8
     /// or an escape.
     private func parseError(
-        _ kind: JSONParseError.Kind, _ message: String, option: String? = nil, offset: Int,
-        chunk: UnsafeRawBufferPointer, base: Int, mayStartNextValue: Bool = false, isInsideString: Bool? = nil
+        _ kind: JSONParseError.Kind,
+        _ message: String,
+        option: String? = nil,
+        offset: Int,
+        chunk: UnsafeRawBufferPointer,
+        base: Int,
+        mayStartNextValue: Bool = false,
+        isInsideString: Bool? = nil
     ) -> JSONParseError {
         let position = bridge.state.pointee.position
         let (line, column) = position.lineAndColumn(of: offset, in: chunk, base: base)
@@ -348,15 +402,25 @@ public final class JSONParser {
             // next element or at the object, not at the value before it.
             // So is an error inside a string in an array: the string's event has not come yet.
             let insideString = isInsideString ?? (kind == .invalidUTF8 || kind == .invalidEscape)
-            let atNextValue = (insideString && bridge.state.pointee.path.innermostIsArray)
+            let atNextValue =
+                (insideString && bridge.state.pointee.path.innermostIsArray)
                 || (mayStartNextValue
                     && [UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "{")].contains(
-                        position.lastSignificantByte(before: offset, in: chunk, base: base)))
+                        position.lastSignificantByte(before: offset, in: chunk, base: base)
+                    ))
             path = bridge.state.pointee.path.materialize(atNextValue: atNextValue)
         }
         return JSONParseError(
-            kind: kind, message: message, limitOption: option, byteOffset: offset, line: line, column: column,
-            path: path, excerpt: excerpt, excerptMarker: marker)
+            kind: kind,
+            message: message,
+            limitOption: option,
+            byteOffset: offset,
+            line: line,
+            column: column,
+            path: path,
+            excerpt: excerpt,
+            excerptMarker: marker
+        )
     }
 }
 

@@ -42,9 +42,16 @@ extension JSONParser {
 
         /// Options with the flags set as given and every other property at its default.
         public init(
-            allowComments: Bool = false, allowTrailingGarbage: Bool = false, allowMultipleValues: Bool = false,
-            allowPartialValues: Bool = false, validatesUTF8: Bool = true, tracksPath: Bool = true,
-            maxDepth: Int = 1_000, maxTokenBytes: Int = 16 << 20, maxDocumentBytes: Int? = nil, chunkSize: Int = 64 << 10
+            allowComments: Bool = false,
+            allowTrailingGarbage: Bool = false,
+            allowMultipleValues: Bool = false,
+            allowPartialValues: Bool = false,
+            validatesUTF8: Bool = true,
+            tracksPath: Bool = true,
+            maxDepth: Int = 1_000,
+            maxTokenBytes: Int = 16 << 20,
+            maxDocumentBytes: Int? = nil,
+            chunkSize: Int = 64 << 10
         ) {
             self.allowComments = allowComments
             self.allowTrailingGarbage = allowTrailingGarbage
@@ -69,11 +76,18 @@ extension JSONParser {
         ///
         /// - Throws: ``JSONOptionError`` naming the first option out of range.
         public func validate() throws(JSONOptionError) {
-            func check(_ name: String, _ value: Int, _ range: ClosedRange<Int>, _ unit: String = "") throws(JSONOptionError) {
+            func check(
+                _ name: String,
+                _ value: Int,
+                _ range: ClosedRange<Int>,
+                _ unit: String = ""
+            ) throws(JSONOptionError) {
                 guard range.contains(value) else {
                     throw JSONOptionError(
-                        option: "JSONParser.Options.\(name)", value: "\(value)",
-                        allowed: "from \(range.lowerBound) to \(range.upperBound)\(unit)")
+                        option: "JSONParser.Options.\(name)",
+                        value: "\(value)",
+                        allowed: "from \(range.lowerBound) to \(range.upperBound)\(unit)"
+                    )
                 }
             }
             try check("maxDepth", maxDepth, Self.maxDepthRange)
@@ -81,7 +95,10 @@ extension JSONParser {
             try check("chunkSize", chunkSize, Self.chunkSizeRange, " (1 GiB)")
             if let maxDocumentBytes, maxDocumentBytes < 0 {
                 throw JSONOptionError(
-                    option: "JSONParser.Options.maxDocumentBytes", value: "\(maxDocumentBytes)", allowed: "0 or more (or nil for no limit)")
+                    option: "JSONParser.Options.maxDocumentBytes",
+                    value: "\(maxDocumentBytes)",
+                    allowed: "0 or more (or nil for no limit)"
+                )
             }
         }
 

@@ -59,7 +59,8 @@ struct SurrogateEscapeCheck {
                 return (true, nil)
             }
             state = .idle
-            let isHigh = (0xD800...0xDBFF).contains(code), isLow = (0xDC00...0xDFFF).contains(code)
+            let isHigh = (0xD800...0xDBFF).contains(code)
+            let isLow = (0xDC00...0xDFFF).contains(code)
             if low {
                 // The escape after a high surrogate must be a low one.
                 if isLow { return (true, nil) }
@@ -72,9 +73,15 @@ struct SurrogateEscapeCheck {
                 return (true, nil)
             }
             if isLow {
-                return (true, UTF8Validator.Failure(
-                    leadOffset: escapeStart, byteOffset: offset, feedEnd: offset,
-                    reason: "an escaped low surrogate \\u\(Self.hex(code)) without a high surrogate before it"))
+                return (
+                    true,
+                    UTF8Validator.Failure(
+                        leadOffset: escapeStart,
+                        byteOffset: offset,
+                        feedEnd: offset,
+                        reason: "an escaped low surrogate \\u\(Self.hex(code)) without a high surrogate before it"
+                    )
+                )
             }
             return (true, nil)
         case .afterHigh:
@@ -97,8 +104,11 @@ struct SurrogateEscapeCheck {
 
     private func loneHigh(proof: Int) -> UTF8Validator.Failure {
         UTF8Validator.Failure(
-            leadOffset: highStart, byteOffset: proof, feedEnd: proof,
-            reason: "an escaped high surrogate \\u\(Self.hex(highValue)) without a low surrogate after it")
+            leadOffset: highStart,
+            byteOffset: proof,
+            feedEnd: proof,
+            reason: "an escaped high surrogate \\u\(Self.hex(highValue)) without a low surrogate after it"
+        )
     }
 
     /// The value of one hex digit; `nil` for any other byte.

@@ -53,7 +53,11 @@ struct TextPosition {
             lineStartBefore = base + i + 1
         }
         if let last = bytes.lastIndex(where: { !$0.isJSONWhiteSpace }) { lastSignificant = bytes[last] }
-        if let quote = Self.openingQuote(in: UnsafeRawBufferPointer(chunk), before: bytes.count, precededBy: trailingBackslashes) {
+        if let quote = Self.openingQuote(
+            in: UnsafeRawBufferPointer(chunk),
+            before: bytes.count,
+            precededBy: trailingBackslashes
+        ) {
             lastUnescapedQuote = base + quote
         }
         var run = 0
@@ -78,7 +82,11 @@ struct TextPosition {
     /// cursor keeps the next newline, so a value on the same line costs one comparison, and each
     /// newline is found once, eight bytes at a time.
     @inline(__always)
-    mutating func lineAndColumn(forwardTo offset: Int, in chunk: UnsafeRawBufferPointer, base: Int) -> (line: Int, column: Int) {
+    mutating func lineAndColumn(
+        forwardTo offset: Int,
+        in chunk: UnsafeRawBufferPointer,
+        base: Int
+    ) -> (line: Int, column: Int) {
         let end = max(base, min(offset, base + chunk.count))
         if cursorBase != base || cursorOffset > end {
             cursorBase = base

@@ -120,8 +120,10 @@ struct UTF8Validator {
                             i &+= 6
                             continue
                         }
-                        if code <= 0xDBFF && i &+ 11 < count && start[i &+ 6] == UInt8(ascii: "\\") && start[i &+ 7] == UInt8(ascii: "u"),
-                            let low = Self.hex4(start + (i &+ 8)), low >= 0xDC00 && low <= 0xDFFF {
+                        if code <= 0xDBFF && i &+ 11 < count && start[i &+ 6] == UInt8(ascii: "\\")
+                            && start[i &+ 7] == UInt8(ascii: "u"),
+                            let low = Self.hex4(start + (i &+ 8)), low >= 0xDC00 && low <= 0xDFFF
+                        {
                             i &+= 12
                             continue
                         }
@@ -181,7 +183,11 @@ struct UTF8Validator {
             }
             let byte = start[i]
             guard byte >= lower && byte <= upper else {
-                let failure = Failure(leadOffset: leadOffset, byteOffset: base &+ i, reason: Self.reason(byte, lower, upper))
+                let failure = Failure(
+                    leadOffset: leadOffset,
+                    byteOffset: base &+ i,
+                    reason: Self.reason(byte, lower, upper)
+                )
                 remaining = 0
                 return failure
             }

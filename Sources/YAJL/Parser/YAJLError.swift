@@ -18,7 +18,12 @@ struct YAJLError {
     /// YAJL's `message` for an error at `consumed` bytes into `chunk` (at absolute offset `base`);
     /// `atEndOfInput` for `yajl_complete_parse`, where `end` is the input's length.
     init(
-        message: String, consumed: Int, chunk: UnsafeRawBufferPointer, base: Int, atEndOfInput: Bool, end: Int,
+        message: String,
+        consumed: Int,
+        chunk: UnsafeRawBufferPointer,
+        base: Int,
+        atEndOfInput: Bool,
+        end: Int,
         position: TextPosition
     ) {
         let kind = Self.kind(of: message)
@@ -36,7 +41,8 @@ struct YAJLError {
             // YAJL has consumed the offending byte: point at it, not after it.
             let last = chunk[consumed - 1]
             if message == "invalid char in json text"
-                || (message == "unallowed token at this point in JSON text" && Self.isStructural(last)) {
+                || (message == "unallowed token at this point in JSON text" && Self.isStructural(last))
+            {
                 offset -= 1
             }
         }

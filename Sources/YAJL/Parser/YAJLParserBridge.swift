@@ -68,7 +68,9 @@ struct ParserState {
         let start: Int
         if let length {
             start = end &- length
-        } else if let bytes = string.baseAddress, let first = chunk.baseAddress, bytes > first, bytes < first + chunk.count {
+        } else if let bytes = string.baseAddress, let first = chunk.baseAddress, bytes > first,
+            bytes < first + chunk.count
+        {
             // Without escapes and inside the chunk, YAJL passes the bytes in place, after the quote.
             start = base &+ (bytes - first) &- 1
         } else {
@@ -79,11 +81,17 @@ struct ParserState {
 
     /// The opening quote of a string token ending at `end` that YAJL did not pass in place.
     private static func openingQuote(
-        of string: UnsafeRawBufferPointer, end: Int, chunk: UnsafeRawBufferPointer, base: Int, position: borrowing TextPosition
+        of string: UnsafeRawBufferPointer,
+        end: Int,
+        chunk: UnsafeRawBufferPointer,
+        base: Int,
+        position: borrowing TextPosition
     ) -> Int {
         // Escaped (decoded elsewhere): the last unescaped quote before the closing one.
         let closing = end - 1 - base
-        if closing > 0, let quote = TextPosition.openingQuote(in: chunk, before: closing, precededBy: position.trailingBackslashes) {
+        if closing > 0,
+            let quote = TextPosition.openingQuote(in: chunk, before: closing, precededBy: position.trailingBackslashes)
+        {
             return base + quote
         }
         // Begun in an earlier read: the last unescaped quote of the input before this chunk.
@@ -105,8 +113,13 @@ final class YAJLParserBridge {
 
     init(options: JSONParser.Options, handler: any JSONEventHandler) {
         state = .allocate(capacity: 1)
-        state.initialize(to: ParserState(
-            path: PathStack(keepsKeys: options.tracksPath), maxDepth: options.maxDepth, tracksPath: options.tracksPath))
+        state.initialize(
+            to: ParserState(
+                path: PathStack(keepsKeys: options.tracksPath),
+                maxDepth: options.maxDepth,
+                tracksPath: options.tracksPath
+            )
+        )
         target = CallbackTarget(handler: handler, state: state)
         // yajl_alloc only fails when malloc does; there is nothing sensible to do but stop.
         guard let handle = yajl_alloc(sharedCallbacks, nil, Unmanaged.passUnretained(target).toOpaque()) else {
@@ -152,7 +165,12 @@ final class YAJLParserBridge {
         state.pointee.chunkBase = end
         state.pointee.chunkLength = 0
         state.pointee.chunkStart = nil
-        return status(yajl_complete_parse(handle), chunk: UnsafeRawBufferPointer(start: nil, count: 0), base: end, atEndOfInput: true)
+        return status(
+            yajl_complete_parse(handle),
+            chunk: UnsafeRawBufferPointer(start: nil, count: 0),
+            base: end,
+            atEndOfInput: true
+        )
     }
 
     private func status(_ status: yajl_status, chunk: UnsafeRawBufferPointer, base: Int, atEndOfInput: Bool) -> Status {
@@ -166,9 +184,17 @@ final class YAJLParserBridge {
                 message = Self.errorMessage(from: UnsafeRawPointer(raw).assumingMemoryBound(to: CChar.self))
                 yajl_free_error(handle, raw)
             }
-            return .error(YAJLError(
-                message: message, consumed: consumed, chunk: chunk, base: base, atEndOfInput: atEndOfInput, end: base,
-                position: state.pointee.position))
+            return .error(
+                YAJLError(
+                    message: message,
+                    consumed: consumed,
+                    chunk: chunk,
+                    base: base,
+                    atEndOfInput: atEndOfInput,
+                    end: base,
+                    position: state.pointee.position
+                )
+            )
         }
     }
 
@@ -213,7 +239,9 @@ private func willStartValue(_ s: UnsafeMutablePointer<ParserState>) {
 /// then it records a depth-limit error and returns 0 without calling the handler.
 @inline(__always)
 private func open(
-    _ s: UnsafeMutablePointer<ParserState>, isArray: Bool, _ body: (JSONEventContext) throws -> Void
+    _ s: UnsafeMutablePointer<ParserState>,
+    isArray: Bool,
+    _ body: (JSONEventContext) throws -> Void
 ) -> Int32 {
     let depth = s.pointee.path.depth + 1
     if depth > s.pointee.maxDepth {
@@ -233,66 +261,68 @@ enum LimitViolation: Error {
 
 private nonisolated(unsafe) let sharedCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
     let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
-    table.initialize(to: yajl_callbacks(
-        yajl_null: { context in
-            withTarget(context) { t in
-                willStartValue(t.state)
-                return deliver(t.state) { try t.handler.null(context: $0) }
+    table.initialize(
+        to: yajl_callbacks(
+            yajl_null: { context in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return deliver(t.state) { try t.handler.null(context: $0) }
+                }
+            },
+            yajl_boolean: { context, value in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return deliver(t.state) { try t.handler.bool(value != 0, context: $0) }
+                }
+            },
+            yajl_integer: nil,
+            yajl_double: nil,
+            yajl_number: { context, text, length in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    let view = JSONNumberView(bytes: UnsafeRawBufferPointer(start: text, count: length))
+                    return deliver(t.state) { try t.handler.number(view, context: $0) }
+                }
+            },
+            yajl_string: { context, bytes, length in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    let view = JSONStringView(bytes: UnsafeRawBufferPointer(start: bytes, count: length))
+                    return deliver(t.state) { try t.handler.string(view, context: $0) }
+                }
+            },
+            yajl_start_map: { context in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return open(t.state, isArray: false) { try t.handler.startObject(context: $0) }
+                }
+            },
+            yajl_map_key: { context, bytes, length in
+                withTarget(context) { t in
+                    let view = UnsafeRawBufferPointer(start: bytes, count: length)
+                    t.state.pointee.path.setKey(view)
+                    return deliver(t.state) { try t.handler.key(JSONStringView(bytes: view), context: $0) }
+                }
+            },
+            yajl_end_map: { context in
+                withTarget(context) { t in
+                    t.state.pointee.path.pop()
+                    return deliver(t.state) { try t.handler.endObject(context: $0) }
+                }
+            },
+            yajl_start_array: { context in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return open(t.state, isArray: true) { try t.handler.startArray(context: $0) }
+                }
+            },
+            yajl_end_array: { context in
+                withTarget(context) { t in
+                    t.state.pointee.path.pop()
+                    return deliver(t.state) { try t.handler.endArray(context: $0) }
+                }
             }
-        },
-        yajl_boolean: { context, value in
-            withTarget(context) { t in
-                willStartValue(t.state)
-                return deliver(t.state) { try t.handler.bool(value != 0, context: $0) }
-            }
-        },
-        yajl_integer: nil,
-        yajl_double: nil,
-        yajl_number: { context, text, length in
-            withTarget(context) { t in
-                willStartValue(t.state)
-                let view = JSONNumberView(bytes: UnsafeRawBufferPointer(start: text, count: length))
-                return deliver(t.state) { try t.handler.number(view, context: $0) }
-            }
-        },
-        yajl_string: { context, bytes, length in
-            withTarget(context) { t in
-                willStartValue(t.state)
-                let view = JSONStringView(bytes: UnsafeRawBufferPointer(start: bytes, count: length))
-                return deliver(t.state) { try t.handler.string(view, context: $0) }
-            }
-        },
-        yajl_start_map: { context in
-            withTarget(context) { t in
-                willStartValue(t.state)
-                return open(t.state, isArray: false) { try t.handler.startObject(context: $0) }
-            }
-        },
-        yajl_map_key: { context, bytes, length in
-            withTarget(context) { t in
-                let view = UnsafeRawBufferPointer(start: bytes, count: length)
-                t.state.pointee.path.setKey(view)
-                return deliver(t.state) { try t.handler.key(JSONStringView(bytes: view), context: $0) }
-            }
-        },
-        yajl_end_map: { context in
-            withTarget(context) { t in
-                t.state.pointee.path.pop()
-                return deliver(t.state) { try t.handler.endObject(context: $0) }
-            }
-        },
-        yajl_start_array: { context in
-            withTarget(context) { t in
-                willStartValue(t.state)
-                return open(t.state, isArray: true) { try t.handler.startArray(context: $0) }
-            }
-        },
-        yajl_end_array: { context in
-            withTarget(context) { t in
-                t.state.pointee.path.pop()
-                return deliver(t.state) { try t.handler.endArray(context: $0) }
-            }
-        }
-    ))
+        )
+    )
     return table
 }()

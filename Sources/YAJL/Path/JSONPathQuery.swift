@@ -22,7 +22,9 @@ public struct JSONPathQuery: Sendable, Hashable, CustomStringConvertible {
 
     /// One segment: a selector, applied to children or (`isDescendant`) to descendants at any depth.
     public struct Segment: Sendable, Hashable {
+        /// What the segment selects: a name, an index, a slice, a wildcard…
         public let selector: Selector
+        /// Whether the selector applies to every descendant (`..`), not only to the children.
         public let isDescendant: Bool
     }
 
@@ -85,7 +87,11 @@ struct JSONPathParser {
     }
 
     private func error(_ message: String, at position: Int? = nil) -> JSONPathSyntaxError {
-        JSONPathSyntaxError(expression: expression, position: min(position ?? self.position, characters.count), message: message)
+        JSONPathSyntaxError(
+            expression: expression,
+            position: min(position ?? self.position, characters.count),
+            message: message
+        )
     }
 
     private var current: Character? { position < characters.count ? characters[position] : nil }
@@ -204,10 +210,14 @@ struct JSONPathParser {
             case "t": text.append("\t")
             case "u":
                 var value = try parseHex4()
-                if (0xD800..<0xDC00).contains(value), current == "\\", position + 1 < characters.count, characters[position + 1] == "u" {
+                if (0xD800..<0xDC00).contains(value), current == "\\", position + 1 < characters.count,
+                    characters[position + 1] == "u"
+                {
                     position += 2
                     let low = try parseHex4()
-                    guard (0xDC00..<0xE000).contains(low) else { throw error("invalid low surrogate", at: position - 4) }
+                    guard (0xDC00..<0xE000).contains(low) else {
+                        throw error("invalid low surrogate", at: position - 4)
+                    }
                     value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let scalar = Unicode.Scalar(value) else { throw error("unpaired surrogate", at: position - 4) }

@@ -65,7 +65,13 @@ struct PathStack {
             let top = frames[depth - 1]
             start = top.keyStart + max(top.keyLength, 0)
         }
-        frames[depth] = Frame(isArray: isArray, index: -1, keyStart: start, keyLength: isArray ? 0 : -1, keyIsCut: false)
+        frames[depth] = Frame(
+            isArray: isArray,
+            index: -1,
+            keyStart: start,
+            keyLength: isArray ? 0 : -1,
+            keyIsCut: false
+        )
         depth &+= 1
     }
 

@@ -41,7 +41,8 @@ extension TapeView {
         case .array, .object:
             // Brackets, a comma between values, a colon after each key.
             let end = end(index)
-            var length = 2 + max(0, count(index) - 1), child = firstChild(index)
+            var length = 2 + max(0, count(index) - 1)
+            var child = firstChild(index)
             while child < end {
                 length += minifiedLength(child) + (kind(child) == .key ? 1 : 0)
                 child = next(child)

@@ -43,8 +43,11 @@ public struct JSONRecordOptions: Sendable {
 
     /// Options with the most used settings.
     public init(
-        parser: JSONParser.Options = JSONParser.Options(), decoding: JSONRecordDecodingOptions = JSONRecordDecodingOptions(),
-        limit: Int? = nil, onDecodingFailure: DecodingFailurePolicy = .stop, stopsEarly: Bool = true
+        parser: JSONParser.Options = JSONParser.Options(),
+        decoding: JSONRecordDecodingOptions = JSONRecordDecodingOptions(),
+        limit: Int? = nil,
+        onDecodingFailure: DecodingFailurePolicy = .stop,
+        stopsEarly: Bool = true
     ) {
         self.parser = parser
         self.decoding = decoding

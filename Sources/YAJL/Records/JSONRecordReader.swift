@@ -27,11 +27,18 @@ public final class JSONRecordReader<Record: Decodable> {
     /// A reader of the values at any of `paths` (each a JSONPath such as `$.results[*]`).
     /// - Throws: ``JSONPathSyntaxError`` for an invalid path.
     public init(
-        _ type: Record.Type = Record.self, at paths: [String], from source: some JSONByteSource,
+        _ type: Record.Type = Record.self,
+        at paths: [String],
+        from source: some JSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) throws {
         report = JSONRecordReport(maxKept: options.maxKeptFailures)
-        stream = try RecordStream(queries: try paths.map(JSONPathQuery.init), input: .blocking(source), options: options, report: report)
+        stream = try RecordStream(
+            queries: try paths.map(JSONPathQuery.init),
+            input: .blocking(source),
+            options: options,
+            report: report
+        )
         valueSlot = .allocate(capacity: 1)
     }
 
@@ -39,7 +46,9 @@ public final class JSONRecordReader<Record: Decodable> {
 
     /// A reader of the values at `path`.
     public convenience init(
-        _ type: Record.Type = Record.self, at path: String, from source: some JSONByteSource,
+        _ type: Record.Type = Record.self,
+        at path: String,
+        from source: some JSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) throws {
         try self.init(type, at: [path], from: source, options: options)

@@ -34,7 +34,9 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
 
     /// The records at any of `paths`, from an asynchronous source.
     public init(
-        _ type: Record.Type = Record.self, at paths: [String], from source: some AsyncJSONByteSource,
+        _ type: Record.Type = Record.self,
+        at paths: [String],
+        from source: some AsyncJSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) {
         self.init(type, at: paths, from: .async(source), options: options)
@@ -49,7 +51,9 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
 
     /// The records at `path`, from an asynchronous source.
     public init(
-        _ type: Record.Type = Record.self, at path: String, from source: some AsyncJSONByteSource,
+        _ type: Record.Type = Record.self,
+        at path: String,
+        from source: some AsyncJSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) {
         self.init(type, at: [path], from: source, options: options)
@@ -57,7 +61,9 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
 
     /// The records at `path`, from a blocking source (a file, a pipe), read from async code.
     public init(
-        _ type: Record.Type = Record.self, at path: String, from source: some JSONByteSource,
+        _ type: Record.Type = Record.self,
+        at path: String,
+        from source: some JSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) {
         self.init(type, at: [path], from: .blocking(source), options: options)
@@ -65,7 +71,9 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
 
     /// The records at any of `paths`, from a blocking source.
     public init(
-        _ type: Record.Type = Record.self, at paths: [String], from source: some JSONByteSource,
+        _ type: Record.Type = Record.self,
+        at paths: [String],
+        from source: some JSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) {
         self.init(type, at: paths, from: .blocking(source), options: options)
@@ -73,7 +81,10 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
 
     /// The records at `path`, from a source that reads both ways (such as `HTTPByteSource` from `YAJLHTTP`): read asynchronously.
     public init<BothWays: JSONByteSource & AsyncJSONByteSource>(
-        _ type: Record.Type = Record.self, at path: String, from source: BothWays, options: JSONRecordOptions = JSONRecordOptions()
+        _ type: Record.Type = Record.self,
+        at path: String,
+        from source: BothWays,
+        options: JSONRecordOptions = JSONRecordOptions()
     ) {
         self.init(type, at: [path], from: .async(source), options: options)
     }
@@ -104,13 +115,20 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
             /// loop early) stops its parsing thread.
             private let stream: Result<RecordStream<Record>, any Error>
 
-            init(queries: Result<[JSONPathQuery], JSONPathSyntaxError>, source: Source, options: JSONRecordOptions, report: JSONRecordReport) {
+            init(
+                queries: Result<[JSONPathQuery], JSONPathSyntaxError>,
+                source: Source,
+                options: JSONRecordOptions,
+                report: JSONRecordReport
+            ) {
                 let input: RecordStream<Record>.Input
                 switch source {
                 case .async(let async): input = .async(async)
                 case .blocking(let blocking): input = .blocking(blocking)
                 }
-                stream = Result { try RecordStream(queries: try queries.get(), input: input, options: options, report: report) }
+                stream = Result {
+                    try RecordStream(queries: try queries.get(), input: input, options: options, report: report)
+                }
             }
 
             public mutating func next() async throws -> JSONRecord<Record>? {

@@ -3,11 +3,17 @@
 /// Numbers are lossless (``JSONNumber`` keeps the original text) and objects keep their members'
 /// order and any duplicate keys, so a value can be written back exactly as it was read (minified).
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, with its text exactly as written (so big integers and decimals stay exact).
     case number(JSONNumber)
+    /// A string, unescaped.
     case string(String)
+    /// An array's elements, in order.
     case array([JSONValue])
+    /// An object's members, in document order (duplicate keys kept).
     case object(JSONObject)
 
     /// The member named `key` of an object (the first, if the key repeats); `nil` otherwise.
@@ -51,8 +57,11 @@ public enum JSONValue: Sendable, Hashable {
 public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
     /// One `"key": value` pair.
     public struct Member: Sendable, Hashable {
+        /// The member's key, unescaped.
         public var key: String
+        /// The member's value.
         public var value: JSONValue
+        /// A member with `key` and `value`.
         public init(key: String, value: JSONValue) {
             self.key = key
             self.value = value
@@ -119,7 +128,9 @@ extension JSONValue: Decodable {
         if let container = try? decoder.container(keyedBy: RecordCodingKey.self) {
             var members: [JSONObject.Member] = []
             for key in container.allKeys {
-                members.append(JSONObject.Member(key: key.stringValue, value: try container.decode(JSONValue.self, forKey: key)))
+                members.append(
+                    JSONObject.Member(key: key.stringValue, value: try container.decode(JSONValue.self, forKey: key))
+                )
             }
             self = .object(JSONObject(members))
             return
@@ -172,7 +183,9 @@ extension JSONValue: Encodable {
             for element in elements { try container.encode(element) }
         case .object(let object):
             var container = encoder.container(keyedBy: RecordCodingKey.self)
-            for member in object.members { try container.encode(member.value, forKey: RecordCodingKey(stringValue: member.key)) }
+            for member in object.members {
+                try container.encode(member.value, forKey: RecordCodingKey(stringValue: member.key))
+            }
         }
     }
 }

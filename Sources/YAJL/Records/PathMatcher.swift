@@ -6,7 +6,11 @@
 /// states include a final state is selected. A container with no live state is skipped wholesale.
 struct PathMatcher {
     struct Step {
-        enum Match { case key([UInt8]), index(Int), any }
+        enum Match {
+            case key([UInt8])
+            case index(Int)
+            case any
+        }
         let match: Match
         let isDescendant: Bool
     }
@@ -34,10 +38,13 @@ struct PathMatcher {
             let first = steps.count
             guard first + query.segments.count + 1 <= Self.maxStates else {
                 throw JSONPathSyntaxError(
-                    expression: query.expression, position: 0,
-                    message: "too many paths in one pass: \(queries.count) paths with \(queries.reduce(0) { $0 + $1.segments.count }) segments "
+                    expression: query.expression,
+                    position: 0,
+                    message:
+                        "too many paths in one pass: \(queries.count) paths with \(queries.reduce(0) { $0 + $1.segments.count }) segments "
                         + "need \(queries.reduce(0) { $0 + $1.segments.count + 1 }) matcher states, and one pass has \(Self.maxStates) "
-                        + "(each path takes one state per segment plus one); split the paths over several passes")
+                        + "(each path takes one state per segment plus one); split the paths over several passes"
+                )
             }
             for segment in query.segments {
                 let match: Step.Match

@@ -119,10 +119,16 @@ final class RecordCapture: JSONEventHandler {
             }
             captureInfo = PendingCapture(
                 record: SelectedValue(
-                    start: tape.count, positionStart: tape.positionCount, path: context.path ?? .root,
-                    queryIndex: matcher.matchedQuery(states), topLevelIndex: context.topLevelIndex, line: context.line,
-                    byteOffset: context.byteOffset),
-                anchors: anchors)
+                    start: tape.count,
+                    positionStart: tape.positionCount,
+                    path: context.path ?? .root,
+                    queryIndex: matcher.matchedQuery(states),
+                    topLevelIndex: context.topLevelIndex,
+                    line: context.line,
+                    byteOffset: context.byteOffset
+                ),
+                anchors: anchors
+            )
             record(tape)
             if !isContainer { emit(context: context) }
         } else if isContainer {
@@ -166,14 +172,22 @@ final class RecordCapture: JSONEventHandler {
     // MARK: Events
 
     func startObject(context: JSONEventContext) throws {
-        if tape.isCapturing { tape.startContainer(.object, at: context.start(ofTokenLength: 1)) } else {
-            valueStarts(isContainer: true, isArray: false, context: context) { $0.startContainer(.object, at: context.start(ofTokenLength: 1)) }
+        if tape.isCapturing {
+            tape.startContainer(.object, at: context.start(ofTokenLength: 1))
+        } else {
+            valueStarts(isContainer: true, isArray: false, context: context) {
+                $0.startContainer(.object, at: context.start(ofTokenLength: 1))
+            }
         }
     }
 
     func startArray(context: JSONEventContext) throws {
-        if tape.isCapturing { tape.startContainer(.array, at: context.start(ofTokenLength: 1)) } else {
-            valueStarts(isContainer: true, isArray: true, context: context) { $0.startContainer(.array, at: context.start(ofTokenLength: 1)) }
+        if tape.isCapturing {
+            tape.startContainer(.array, at: context.start(ofTokenLength: 1))
+        } else {
+            valueStarts(isContainer: true, isArray: true, context: context) {
+                $0.startContainer(.array, at: context.start(ofTokenLength: 1))
+            }
         }
     }
 
@@ -189,13 +203,19 @@ final class RecordCapture: JSONEventHandler {
     }
 
     func string(_ value: JSONStringView, context: JSONEventContext) throws {
-        if tape.isCapturing { tape.text(.string, value.bytes, at: context.start(ofString: value)) } else {
-            valueStarts(isContainer: false, isArray: false, context: context) { $0.text(.string, value.bytes, at: context.start(ofString: value)) }
+        if tape.isCapturing {
+            tape.text(.string, value.bytes, at: context.start(ofString: value))
+        } else {
+            valueStarts(isContainer: false, isArray: false, context: context) {
+                $0.text(.string, value.bytes, at: context.start(ofString: value))
+            }
         }
     }
 
     func number(_ value: JSONNumberView, context: JSONEventContext) throws {
-        if tape.isCapturing { tape.number(value.bytes, at: context.start(ofTokenLength: value.bytes.count)) } else {
+        if tape.isCapturing {
+            tape.number(value.bytes, at: context.start(ofTokenLength: value.bytes.count))
+        } else {
             valueStarts(isContainer: false, isArray: false, context: context) {
                 $0.number(value.bytes, at: context.start(ofTokenLength: value.bytes.count))
             }
@@ -203,14 +223,22 @@ final class RecordCapture: JSONEventHandler {
     }
 
     func bool(_ value: Bool, context: JSONEventContext) throws {
-        if tape.isCapturing { tape.scalar(.bool, value, at: context.start(ofTokenLength: value ? 4 : 5)) } else {
-            valueStarts(isContainer: false, isArray: false, context: context) { $0.scalar(.bool, value, at: context.start(ofTokenLength: value ? 4 : 5)) }
+        if tape.isCapturing {
+            tape.scalar(.bool, value, at: context.start(ofTokenLength: value ? 4 : 5))
+        } else {
+            valueStarts(isContainer: false, isArray: false, context: context) {
+                $0.scalar(.bool, value, at: context.start(ofTokenLength: value ? 4 : 5))
+            }
         }
     }
 
     func null(context: JSONEventContext) throws {
-        if tape.isCapturing { tape.scalar(.null, at: context.start(ofTokenLength: 4)) } else {
-            valueStarts(isContainer: false, isArray: false, context: context) { $0.scalar(.null, at: context.start(ofTokenLength: 4)) }
+        if tape.isCapturing {
+            tape.scalar(.null, at: context.start(ofTokenLength: 4))
+        } else {
+            valueStarts(isContainer: false, isArray: false, context: context) {
+                $0.scalar(.null, at: context.start(ofTokenLength: 4))
+            }
         }
     }
 }

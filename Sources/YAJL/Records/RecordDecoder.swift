@@ -22,8 +22,13 @@ final class RecordDecoder<Record: Decodable> {
             guard try decodeValue(records, position, from: view, into: slot) else { return nil }
             let raw = records[position]
             return JSONRecord(
-                value: slot.move(), path: raw.path, queryIndex: raw.queryIndex, topLevelIndex: raw.topLevelIndex,
-                line: raw.line, byteOffset: raw.byteOffset)
+                value: slot.move(),
+                path: raw.path,
+                queryIndex: raw.queryIndex,
+                topLevelIndex: raw.topLevelIndex,
+                line: raw.line,
+                byteOffset: raw.byteOffset
+            )
         }
     }
 
@@ -33,7 +38,12 @@ final class RecordDecoder<Record: Decodable> {
     ///
     /// An out-parameter, not a `Record?`: in this unspecialized generic code, every `Optional<Record>`
     /// passed around costs a lookup in the runtime's metadata cache, per record.
-    func decodeValue(_ records: [SelectedValue], _ position: Int, from view: TapeView, into slot: UnsafeMutablePointer<Record>) throws -> Bool {
+    func decodeValue(
+        _ records: [SelectedValue],
+        _ position: Int,
+        from view: TapeView,
+        into slot: UnsafeMutablePointer<Record>
+    ) throws -> Bool {
         do {
             slot.initialize(to: try session.decode(Record.self, from: view, at: records[position].start))
             report.delivered()
@@ -59,12 +69,24 @@ final class RecordDecoder<Record: Decodable> {
     /// A decoding error with the record's path, the coding path, a plain message, and where
     /// the failing value starts (found by following the coding path on the tape).
     func describe(_ error: any Error, record: SelectedValue, view: TapeView) -> JSONRecordDecodingError {
-        func located(_ path: JSONPath, _ codingPath: [any CodingKey], _ message: String, _ underlying: DecodingError?) -> JSONRecordDecodingError {
+        func located(
+            _ path: JSONPath,
+            _ codingPath: [any CodingKey],
+            _ message: String,
+            _ underlying: DecodingError?
+        ) -> JSONRecordDecodingError {
             let failing = session.index(of: codingPath, in: view, from: record.start)
             let position = view.sourcePosition(of: failing, inRecordAt: record.start, positionsAt: record.positionStart)
             return JSONRecordDecodingError(
-                recordPath: record.path, path: path, message: message, line: position.line, column: position.column,
-                byteOffset: position.offset, recordLine: record.line, underlying: underlying)
+                recordPath: record.path,
+                path: path,
+                message: message,
+                line: position.line,
+                column: position.column,
+                byteOffset: position.offset,
+                recordLine: record.line,
+                underlying: underlying
+            )
         }
         guard let decodingError = error as? DecodingError else {
             return located(record.path, [], "\(error)", nil)

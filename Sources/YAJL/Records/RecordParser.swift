@@ -17,7 +17,10 @@ final class RecordParser {
     init(queries: [JSONPathQuery], options: JSONRecordOptions, report: JSONRecordReport) throws {
         try Self.validate(queries)
         capture = try RecordCapture(
-            queries: queries, stopsEarly: options.stopsEarly && !options.parser.allowMultipleValues, limit: options.limit)
+            queries: queries,
+            stopsEarly: options.stopsEarly && !options.parser.allowMultipleValues,
+            limit: options.limit
+        )
         // Records carry their paths (and decoding errors name them), so paths are always tracked.
         var parserOptions = options.parser
         parserOptions.tracksPath = true

@@ -29,7 +29,8 @@ final class Tape {
     static let wideHeader = 17
     /// `small` values of the encoding.
     static let containerWide: UInt8 = 1, containerEmpty: UInt8 = 2, textLong: UInt8 = 31
-    static let numberInteger: UInt8 = 10, numberDouble: UInt8 = 11, numberLongInteger: UInt8 = 12, numberLongDouble: UInt8 = 13
+    static let numberInteger: UInt8 = 10, numberDouble: UInt8 = 11, numberLongInteger: UInt8 = 12,
+        numberLongDouble: UInt8 = 13
 
     // Manually managed storage: appends are a bounds check and a store, with no uniqueness or
     // exclusivity checks (this sits on the per-event path while a record is captured).
@@ -236,7 +237,8 @@ final class Tape {
         if case .double(let value) = JSONNumberParser.classify(text) { double = value }
         reserve(9 + length + 8)
         let short = length <= Int(UInt8.max)
-        let small = short
+        let small =
+            short
             ? (double == nil ? Self.numberInteger : Self.numberDouble)
             : (double == nil ? Self.numberLongInteger : Self.numberLongDouble)
         (bytes + count).storeBytes(of: tag(.number, small), as: UInt8.self)
@@ -264,6 +266,9 @@ final class Tape {
 
     /// Read access for decoding, valid until the tape is next changed.
     var view: TapeView {
-        TapeView(bytes: UnsafeRawBufferPointer(start: bytes, count: count), positions: UnsafeRawBufferPointer(start: positions, count: positionCount))
+        TapeView(
+            bytes: UnsafeRawBufferPointer(start: bytes, count: count),
+            positions: UnsafeRawBufferPointer(start: positions, count: positionCount)
+        )
     }
 }

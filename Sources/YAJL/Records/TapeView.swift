@@ -60,7 +60,8 @@ struct TapeView {
     func count(_ index: Int) -> Int {
         switch small(index) {
         case 0: return Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 5, as: UInt32.self)))
-        case Tape.containerWide: return Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 9, as: UInt64.self)))
+        case Tape.containerWide:
+            return Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 9, as: UInt64.self)))
         default: return 0
         }
     }
@@ -73,9 +74,12 @@ struct TapeView {
     @inline(__always)
     func end(_ index: Int) -> Int {
         switch small(index) {
-        case 0: return index + Tape.narrowHeader + Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt32.self)))
+        case 0:
+            return index + Tape.narrowHeader
+                + Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt32.self)))
         case Tape.containerWide:
-            return index + Tape.wideHeader + Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self)))
+            return index + Tape.wideHeader
+                + Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self)))
         default: return index + 1
         }
     }
@@ -87,12 +91,17 @@ struct TapeView {
         if kind(index) == .number {
             if small < Tape.numberInteger { return (index, 0) }  // a digit: not stored
             if small >= Tape.numberLongInteger {
-                return (index + 9, Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self))))
+                return (
+                    index + 9,
+                    Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self)))
+                )
             }
             return (index + 2, Int(bytes[index + 1]))
         }
         if small == Tape.textLong {
-            return (index + 9, Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self))))
+            return (
+                index + 9, Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self)))
+            )
         }
         return (index + 1, Int(small))
     }
@@ -103,7 +112,9 @@ struct TapeView {
         switch kind(index) {
         case .object, .array: return end(index)
         case .bool, .null: return index + 1
-        case .key, .string: let (start, length) = textRange(index); return start + length
+        case .key, .string:
+            let (start, length) = textRange(index)
+            return start + length
         case .number:
             let small = small(index)
             if small < Tape.numberInteger { return index + 1 }
@@ -143,7 +154,13 @@ struct TapeView {
         if small < Tape.numberInteger { return .integer(Int64(small)) }
         let (start, length) = textRange(index)
         if small == Tape.numberDouble || small == Tape.numberLongDouble {
-            return .double(Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start + length, as: UInt64.self))))
+            return .double(
+                Double(
+                    bitPattern: UInt64(
+                        littleEndian: bytes.loadUnaligned(fromByteOffset: start + length, as: UInt64.self)
+                    )
+                )
+            )
         }
         return JSONNumberParser.classify(text(index))
     }
@@ -154,7 +171,8 @@ struct TapeView {
         let bytes = self.text(index)
         var key = key
         return key.withUTF8 { utf8 in
-            utf8.count == bytes.count && (utf8.isEmpty || memcmpEqual(utf8.baseAddress!, bytes.baseAddress!, utf8.count))
+            utf8.count == bytes.count
+                && (utf8.isEmpty || memcmpEqual(utf8.baseAddress!, bytes.baseAddress!, utf8.count))
         }
     }
 

@@ -62,17 +62,20 @@ public struct BlockingAsyncByteSource<Base: JSONByteSource>: AsyncJSONByteSource
 
 extension AsyncJSONByteSource {
     /// An `AsyncSequence` of byte chunks (`Data`, `[UInt8]`, …).
-    public static func chunks<Base>(_ chunks: Base) -> AsyncChunkByteSource<Base> where Self == AsyncChunkByteSource<Base> {
+    public static func chunks<Base>(_ chunks: Base) -> AsyncChunkByteSource<Base>
+    where Self == AsyncChunkByteSource<Base> {
         AsyncChunkByteSource(chunks)
     }
 
     /// An `AsyncSequence` of bytes, e.g. `FileHandle.bytes` or `URL.resourceBytes`.
-    public static func bytes<Base>(_ bytes: Base) -> AsyncByteSequenceSource<Base> where Self == AsyncByteSequenceSource<Base> {
+    public static func bytes<Base>(_ bytes: Base) -> AsyncByteSequenceSource<Base>
+    where Self == AsyncByteSequenceSource<Base> {
         AsyncByteSequenceSource(bytes)
     }
 
     /// A blocking source (a file, a pipe), read from async code.
-    public static func blocking<Base>(_ base: Base) -> BlockingAsyncByteSource<Base> where Self == BlockingAsyncByteSource<Base> {
+    public static func blocking<Base>(_ base: Base) -> BlockingAsyncByteSource<Base>
+    where Self == BlockingAsyncByteSource<Base> {
         BlockingAsyncByteSource(base)
     }
 }

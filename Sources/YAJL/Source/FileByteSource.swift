@@ -47,7 +47,9 @@ public struct FileHandleByteSource: JSONByteSource, InterruptibleByteSource {
     }
 
     public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        if let interruption, try !Syscalls.waitUntilReadable(handle.fileDescriptor, interruption: interruption, target: name) {
+        if let interruption,
+            try !Syscalls.waitUntilReadable(handle.fileDescriptor, interruption: interruption, target: name)
+        {
             throw CancellationError()
         }
         return try Syscalls.read(handle.fileDescriptor, into: buffer, target: name)

@@ -1,7 +1,7 @@
 /// Where JSON bytes come from: a file, a file handle or pipe, an `InputStream`, memory.
 ///
 /// A byte source hands out bytes in pieces of the size the feeder asks for; it never has to hold
-/// the document. Pass one to ``JSONParser/parse(from:)``; the built-in sources are reached with
+/// the document. Pass one to ``JSONParser/parse(from:)-(JSONByteSource)``; the built-in sources are reached with
 /// static members, so call sites read naturally:
 ///
 /// ```swift

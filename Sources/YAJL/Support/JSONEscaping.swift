@@ -7,9 +7,17 @@ package enum JSONEscaping {
     package static func appendQuoted(_ utf8: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var runStart = 0
-        for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            output.append(contentsOf: utf8[runStart..<index])
-            runStart = index + 1
+        var index = 0
+        while index < utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                index &+= 1
+                continue
+            }
+            // Runs are copied as raw buffers (one memcpy), not as slices (element by element).
+            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
+            index &+= 1
+            runStart = index
             output.append(0x5C)
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
@@ -26,7 +34,7 @@ package enum JSONEscaping {
                 output.append(hex[Int(byte & 0xF)])
             }
         }
-        output.append(contentsOf: utf8[runStart...])
+        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart...]))
         output.append(UInt8(ascii: "\""))
     }
 
@@ -52,7 +60,8 @@ package enum JSONEscaping {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += "\\u{\(String(scalar.value, radix: 16))}"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\u{\(String(scalar.value, radix: 16))}"
             default: result.unicodeScalars.append(scalar)
             }
         }

@@ -29,10 +29,13 @@ enum RFC3339 {
             }
             return value
         }
-        guard let year = digits(0, 4), text[4] == UInt8(ascii: "-"), let month = digits(5, 2), text[7] == UInt8(ascii: "-"),
+        guard let year = digits(0, 4), text[4] == UInt8(ascii: "-"), let month = digits(5, 2),
+            text[7] == UInt8(ascii: "-"),
             let day = digits(8, 2), text[10] | 0x20 == UInt8(ascii: "t"), let hour = digits(11, 2),
-            text[13] == UInt8(ascii: ":"), let minute = digits(14, 2), text[16] == UInt8(ascii: ":"), let second = digits(17, 2),
-            year >= firstGregorianYear, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60, second < 60
+            text[13] == UInt8(ascii: ":"), let minute = digits(14, 2), text[16] == UInt8(ascii: ":"),
+            let second = digits(17, 2),
+            year >= firstGregorianYear, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            hour < 24, minute < 60, second < 60
         else { return nil }
         var i = 19
         var fraction = 0.0
@@ -52,7 +55,8 @@ enum RFC3339 {
         if text[i] | 0x20 == UInt8(ascii: "z") {
             i += 1
         } else if text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") {
-            guard i + 6 == n, let hours = digits(i + 1, 2), text[i + 3] == UInt8(ascii: ":"), let minutes = digits(i + 4, 2),
+            guard i + 6 == n, let hours = digits(i + 1, 2), text[i + 3] == UInt8(ascii: ":"),
+                let minutes = digits(i + 4, 2),
                 hours < 24, minutes < 60
             else { return nil }
             offset = (hours * 3600 + minutes * 60) * (text[i] == UInt8(ascii: "-") ? -1 : 1)
@@ -61,7 +65,8 @@ enum RFC3339 {
             return nil
         }
         guard i == n else { return nil }
-        let seconds = daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        let seconds =
+            daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
         // Counted from 2001, as `Date` stores it (one rounding, as Foundation's parser does).
         return Date(timeIntervalSinceReferenceDate: Double(seconds - 978_307_200) + fraction)
     }
@@ -73,7 +78,9 @@ enum RFC3339 {
     /// writes it); years outside 1583…9999 go through Foundation.
     static func string(from date: Date) -> String {
         let interval = date.timeIntervalSince1970.rounded(.down)
-        guard interval.isFinite, abs(interval) < 300_000_000_000 else { return ISO8601DateFormatter().string(from: date) }
+        guard interval.isFinite, abs(interval) < 300_000_000_000 else {
+            return ISO8601DateFormatter().string(from: date)
+        }
         let seconds = Int(interval)
         let days = seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
         let rest = seconds - days * 86_400
@@ -87,9 +94,18 @@ enum RFC3339 {
                 value /= 10
             }
         }
-        put(year, 0, 4); bytes[4] = UInt8(ascii: "-"); put(month, 5, 2); bytes[7] = UInt8(ascii: "-"); put(day, 8, 2)
-        bytes[10] = UInt8(ascii: "T"); put(rest / 3600, 11, 2); bytes[13] = UInt8(ascii: ":"); put(rest / 60 % 60, 14, 2)
-        bytes[16] = UInt8(ascii: ":"); put(rest % 60, 17, 2); bytes[19] = UInt8(ascii: "Z")
+        put(year, 0, 4)
+        bytes[4] = UInt8(ascii: "-")
+        put(month, 5, 2)
+        bytes[7] = UInt8(ascii: "-")
+        put(day, 8, 2)
+        bytes[10] = UInt8(ascii: "T")
+        put(rest / 3600, 11, 2)
+        bytes[13] = UInt8(ascii: ":")
+        put(rest / 60 % 60, 14, 2)
+        bytes[16] = UInt8(ascii: ":")
+        put(rest % 60, 17, 2)
+        bytes[19] = UInt8(ascii: "Z")
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -20,7 +20,9 @@ package enum Syscalls {
     /// Runs `call` until it does not fail with `EINTR`; a failure becomes a ``JSONIOError``.
     @inline(__always)
     private static func retryingOnInterrupt(
-        _ operation: JSONIOError.Operation, _ target: @autoclosure () -> String, _ call: () -> Int
+        _ operation: JSONIOError.Operation,
+        _ target: @autoclosure () -> String,
+        _ call: () -> Int
     ) throws(JSONIOError) -> Int {
         while true {
             let result = call()
@@ -38,18 +40,28 @@ package enum Syscalls {
 
     /// Creates (or truncates) `path` for writing (close-on-exec, mode 0644).
     package static func createForWriting(_ path: String) throws(JSONIOError) -> Int32 {
-        Int32(try retryingOnInterrupt(.create, path) { Int(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)) })
+        Int32(
+            try retryingOnInterrupt(.create, path) { Int(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)) }
+        )
     }
 
     /// One `read(2)` into `buffer`; 0 at the end of the input.
-    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, target: @autoclosure () -> String) throws(JSONIOError) -> Int {
+    package static func read(
+        _ fd: Int32,
+        into buffer: UnsafeMutableRawBufferPointer,
+        target: @autoclosure () -> String
+    ) throws(JSONIOError) -> Int {
         guard buffer.count > 0 else { return 0 }
         return try retryingOnInterrupt(.read, target()) { systemRead(fd, buffer.baseAddress, buffer.count) }
     }
 
     /// Waits until `fd` has bytes (or its end) to read, waking every tenth of a second to check
     /// `interruption`; `false` when it was set. A regular file is readable at once.
-    package static func waitUntilReadable(_ fd: Int32, interruption: ReadInterruption, target: @autoclosure () -> String) throws(JSONIOError) -> Bool {
+    package static func waitUntilReadable(
+        _ fd: Int32,
+        interruption: ReadInterruption,
+        target: @autoclosure () -> String
+    ) throws(JSONIOError) -> Bool {
         var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while !interruption.isSet {
             let ready = try retryingOnInterrupt(.read, target()) { Int(poll(&request, 1, 100)) }
@@ -59,7 +71,11 @@ package enum Syscalls {
     }
 
     /// Writes all of `bytes` to `fd`, looping over short writes.
-    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, target: @autoclosure () -> String) throws(JSONIOError) {
+    package static func writeAll(
+        _ fd: Int32,
+        _ bytes: UnsafeRawBufferPointer,
+        target: @autoclosure () -> String
+    ) throws(JSONIOError) {
         var offset = 0
         while offset < bytes.count {
             let base = bytes.baseAddress! + offset
@@ -77,7 +93,9 @@ package enum Syscalls {
     /// remapped rather than copied, so growing a buffer never holds two copies of it. Stops the
     /// process when memory is exhausted, as Swift's own allocations do.
     package static func reallocate(_ block: UnsafeMutableRawPointer?, byteCount: Int) -> UnsafeMutableRawPointer {
-        guard let grown = realloc(block, max(1, byteCount)) else { fatalError("out of memory growing a buffer to \(byteCount) bytes") }
+        guard let grown = realloc(block, max(1, byteCount)) else {
+            fatalError("out of memory growing a buffer to \(byteCount) bytes")
+        }
         return grown
     }
 
@@ -105,10 +123,15 @@ package enum Syscalls {
         #else
         var thread = pthread_t()
         #endif
-        let status = pthread_create(&thread, &attributes, { context in
-            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
-            return nil
-        }, context)
+        let status = pthread_create(
+            &thread,
+            &attributes,
+            { context in
+                Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            },
+            context
+        )
         guard status == 0 else {
             Unmanaged<Box>.fromOpaque(context).release()
             return false

@@ -34,6 +34,7 @@ public struct FileHandleOutputSink: JSONOutputSink {
 public final class MemoryOutputSink: JSONOutputSink {
     /// Everything written so far.
     public private(set) var data = Data()
+    /// An empty sink.
     public init() {}
     public func write(_ bytes: UnsafeRawBufferPointer) throws { data.append(contentsOf: bytes) }
     /// The output as a `String`.
@@ -43,6 +44,7 @@ public final class MemoryOutputSink: JSONOutputSink {
 /// Hands each buffer of output to a closure.
 public struct ClosureOutputSink: JSONOutputSink {
     let body: (UnsafeRawBufferPointer) throws -> Void
+    /// A sink that calls `body` with each buffer of output (valid only during the call); what it throws ends the writing.
     public init(_ body: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.body = body }
     public mutating func write(_ bytes: UnsafeRawBufferPointer) throws { try body(bytes) }
 }
@@ -55,7 +57,10 @@ extension JSONOutputSink where Self == FileHandleOutputSink {
     /// A file, created or truncated.
     public static func file(_ path: String) throws -> FileHandleOutputSink {
         // open(2), not FileManager.createFile: that replaces the path atomically, even a device.
-        FileHandleOutputSink(FileHandle(fileDescriptor: try Syscalls.createForWriting(path), closeOnDealloc: true), name: path)
+        FileHandleOutputSink(
+            FileHandle(fileDescriptor: try Syscalls.createForWriting(path), closeOnDealloc: true),
+            name: path
+        )
     }
 }
 

@@ -100,7 +100,11 @@ struct MinifiedEmitter: JSONTokenSink {
     }
 
     mutating func number(_ value: JSONNumber) { scalar(value.text.utf8) }
-    mutating func number(validatedText text: UnsafeRawBufferPointer) { scalar(text) }
+    mutating func number(validatedText text: UnsafeRawBufferPointer) {
+        separate()
+        output.append(contentsOf: text)
+        needsComma = true
+    }
     mutating func bool(_ value: Bool) { scalar(value ? "true".utf8 : "false".utf8) }
     mutating func null() { scalar("null".utf8) }
 }

@@ -32,7 +32,12 @@ public final class JSONWriter {
         public var bufferSize = 64 << 10
 
         /// Options as given; see ``validate()`` for what is allowed.
-        public init(beautify: Bool = false, indent: String = "    ", validatesUTF8: Bool = false, escapesSolidus: Bool = false) {
+        public init(
+            beautify: Bool = false,
+            indent: String = "    ",
+            validatesUTF8: Bool = false,
+            escapesSolidus: Bool = false
+        ) {
             self.beautify = beautify
             self.indent = indent
             self.validatesUTF8 = validatesUTF8
@@ -50,11 +55,17 @@ public final class JSONWriter {
         public func validate() throws(JSONOptionError) {
             guard indent.utf8.count <= Self.maxIndentBytes, indent.utf8.allSatisfy(\.isJSONWhiteSpace) else {
                 throw JSONOptionError(
-                    option: "JSONWriter.Options.indent", value: "\"\(JSONEscaping.printable(indent, limit: 64))\"",
-                    allowed: "white space only (spaces, tabs, newlines), at most \(Self.maxIndentBytes) bytes")
+                    option: "JSONWriter.Options.indent",
+                    value: "\"\(JSONEscaping.printable(indent, limit: 64))\"",
+                    allowed: "white space only (spaces, tabs, newlines), at most \(Self.maxIndentBytes) bytes"
+                )
             }
             guard (1...(1 << 30)).contains(bufferSize) else {
-                throw JSONOptionError(option: "JSONWriter.Options.bufferSize", value: "\(bufferSize)", allowed: "from 1 to 1073741824 (1 GiB)")
+                throw JSONOptionError(
+                    option: "JSONWriter.Options.bufferSize",
+                    value: "\(bufferSize)",
+                    allowed: "from 1 to 1073741824 (1 GiB)"
+                )
             }
         }
     }
@@ -63,8 +74,12 @@ public final class JSONWriter {
     /// `YAJL_MAX_DEPTH` of 128 (it fails when the depth reaches that constant).
     public static let maxDepth = 127
 
-    private enum Container { case object(expectingKey: Bool), array }
+    private enum Container {
+        case object(expectingKey: Bool)
+        case array
+    }
 
+    /// The options the writer was made with.
     public let options: Options
     private let generator: YAJLGeneratorBridge
     @exclusivity(unchecked) private var stack: [Container] = []
@@ -87,7 +102,10 @@ public final class JSONWriter {
             optionsError = error
             usable = Options()
         }
-        generator = YAJLGeneratorBridge(options: usable, output: GeneratorOutput(sink: sink, capacity: min(max(1, usable.bufferSize), 1 << 30)))
+        generator = YAJLGeneratorBridge(
+            options: usable,
+            output: GeneratorOutput(sink: sink, capacity: min(max(1, usable.bufferSize), 1 << 30))
+        )
     }
 
     /// The nesting depth: how many objects and arrays are open.
@@ -98,6 +116,7 @@ public final class JSONWriter {
 
     // MARK: Values
 
+    /// Opens an object (`{`) where a value may come.\n- Throws: `JSONWriterError` where a value is not allowed, or past `maxDepth`.
     public func startObject() throws {
         try beforeValue("an object")
         guard stack.count < Self.maxDepth else { throw Self.depthError }
@@ -105,6 +124,7 @@ public final class JSONWriter {
         stack.append(.object(expectingKey: true))
     }
 
+    /// Closes the innermost object (`}`).\n- Throws: `JSONWriterError` when the innermost container is not an object, or a key has no value yet.
     public func endObject() throws {
         if let optionsError { throw optionsError }
         guard case .object(let expectingKey)? = stack.last else {
@@ -116,6 +136,7 @@ public final class JSONWriter {
         afterValue()
     }
 
+    /// Opens an array (`[`) where a value may come.\n- Throws: `JSONWriterError` where a value is not allowed, or past `maxDepth`.
     public func startArray() throws {
         try beforeValue("an array")
         guard stack.count < Self.maxDepth else { throw Self.depthError }
@@ -123,6 +144,7 @@ public final class JSONWriter {
         stack.append(.array)
     }
 
+    /// Closes the innermost array (`]`).\n- Throws: `JSONWriterError` when the innermost container is not an array.
     public func endArray() throws {
         if let optionsError { throw optionsError }
         guard case .array? = stack.last else {
@@ -149,6 +171,7 @@ public final class JSONWriter {
         stack[stack.count - 1] = .object(expectingKey: false)
     }
 
+    /// A string value; `"`, `\\` and control characters are escaped.
     public func string(_ value: String) throws {
         var value = value
         try value.withUTF8 { try string(utf8: UnsafeRawBufferPointer($0)) }
@@ -174,7 +197,10 @@ public final class JSONWriter {
     public func number(text: UnsafeRawBufferPointer) throws {
         guard JSONNumberGrammar.isValid(text.bindMemory(to: UInt8.self)) else {
             throw JSONWriterError(
-                kind: .invalidNumber, message: "not a JSON number: \"\(JSONEscaping.printable(String(decoding: text, as: UTF8.self), limit: 64))\"")
+                kind: .invalidNumber,
+                message:
+                    "not a JSON number: \"\(JSONEscaping.printable(String(decoding: text, as: UTF8.self), limit: 64))\""
+            )
         }
         try number(validatedText: text)
     }
@@ -186,6 +212,7 @@ public final class JSONWriter {
         afterValue()
     }
 
+    /// An integer value.
     public func integer(_ value: Int64) throws {
         try beforeValue("a number")
         try check(generator.integer(value))
@@ -201,12 +228,14 @@ public final class JSONWriter {
         try text.withUTF8 { try number(text: UnsafeRawBufferPointer($0)) }
     }
 
+    /// `true` or `false`.
     public func bool(_ value: Bool) throws {
         try beforeValue("a boolean")
         try check(generator.bool(value))
         afterValue()
     }
 
+    /// `null`.
     public func null() throws {
         try beforeValue("null")
         try check(generator.null())
@@ -224,7 +253,9 @@ public final class JSONWriter {
 
     /// Checks that every container is closed, then flushes.
     public func finish() throws {
-        guard stack.isEmpty else { throw stateError("finishing with \(stack.count) container\(stack.count == 1 ? "" : "s") still open") }
+        guard stack.isEmpty else {
+            throw stateError("finishing with \(stack.count) container\(stack.count == 1 ? "" : "s") still open")
+        }
         try flush()
     }
 
@@ -260,7 +291,9 @@ public final class JSONWriter {
     /// A container past ``maxDepth``.
     private static var depthError: JSONWriterError {
         JSONWriterError(
-            kind: .depthLimitExceeded, message: "nesting deeper than \(maxDepth) levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)")
+            kind: .depthLimitExceeded,
+            message: "nesting deeper than \(maxDepth) levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)"
+        )
     }
 
     private func check(_ status: YAJLGeneratorBridge.Status) throws {
@@ -297,8 +330,10 @@ extension JSONWriter: Sendable {}
 /// bytes and numbers as their original text, so a minified document comes out byte for byte as
 /// YAJL's own `json_reformat -m` writes it.
 public final class JSONWritingHandler: JSONEventHandler {
+    /// The writer the events go to.
     public let writer: JSONWriter
 
+    /// A handler that writes every event it receives to `writer`.
     public init(writer: JSONWriter) { self.writer = writer }
 
     public func startObject(context: JSONEventContext) throws { try writer.startObject() }
@@ -306,8 +341,12 @@ public final class JSONWritingHandler: JSONEventHandler {
     public func startArray(context: JSONEventContext) throws { try writer.startArray() }
     public func endArray(context: JSONEventContext) throws { try writer.endArray() }
     public func key(_ key: JSONStringView, context: JSONEventContext) throws { try writer.key(utf8: key.bytes) }
-    public func string(_ value: JSONStringView, context: JSONEventContext) throws { try writer.string(utf8: value.bytes) }
-    public func number(_ value: JSONNumberView, context: JSONEventContext) throws { try writer.number(validatedText: value.bytes) }
+    public func string(_ value: JSONStringView, context: JSONEventContext) throws {
+        try writer.string(utf8: value.bytes)
+    }
+    public func number(_ value: JSONNumberView, context: JSONEventContext) throws {
+        try writer.number(validatedText: value.bytes)
+    }
     public func bool(_ value: Bool, context: JSONEventContext) throws { try writer.bool(value) }
     public func null(context: JSONEventContext) throws { try writer.null() }
 }

@@ -22,10 +22,12 @@ public struct JSONWriterError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let outputFailed = Kind(rawValue: "output-failed")
     }
 
+    /// What went wrong, for code to switch on.
     public let kind: Kind
     /// What was wrong, naming the writer's state.
     public let message: String
 
+    /// An error of `kind` with `message`.
     public init(kind: Kind, message: String) {
         self.kind = kind
         self.message = message

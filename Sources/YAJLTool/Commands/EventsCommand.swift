@@ -35,16 +35,18 @@ final class EventPrinter: JSONEventHandler {
 }
 
 let eventsCommand = Command(
-    name: "events", summary: "Print every parse event as one JSON array per line.",
+    name: "events",
+    summary: "Print every parse event as one JSON array per line.",
     usage: "[FILE|-] [options]",
     details: """
-    Events: ["start_map"] ["map_key","k"] ["end_map"] ["start_array"] ["end_array"] ["null"]
-    ["boolean",true] ["integer",123] ["double",1.5] ["number","1e400"] ["string","s"].
-    A number is an integer if it has no fraction or exponent and fits in 64 bits, else a double if
-    finite, else a "number" with its exact text. If the input turns invalid part-way, the events
-    before the error are printed, then the error goes to stderr with exit status 1.
-    """,
-    options: parserOptionSpecs, maxInputs: 1
+        Events: ["start_map"] ["map_key","k"] ["end_map"] ["start_array"] ["end_array"] ["null"]
+        ["boolean",true] ["integer",123] ["double",1.5] ["number","1e400"] ["string","s"].
+        A number is an integer if it has no fraction or exponent and fits in 64 bits, else a double if
+        finite, else a "number" with its exact text. If the input turns invalid part-way, the events
+        before the error are printed, then the error goes to stderr with exit status 1.
+        """,
+    options: parserOptionSpecs,
+    maxInputs: 1
 ) { settings in
     let printer = EventPrinter()
     do {

@@ -3,18 +3,21 @@ import YAJL
 import YAJLHTTP
 
 let extractCommand = Command(
-    name: "extract", summary: "Write the values selected by JSONPath, one per line (NDJSON).",
+    name: "extract",
+    summary: "Write the values selected by JSONPath, one per line (NDJSON).",
     usage: "JSONPATH... [FILE|-] [--limit N] [--allow-multiple-values] [--chunk-size N] [--progress|--quiet]",
     details: """
-    Arguments starting with '$' are paths (several may be given; each value is written once, in
-    document order); the other is the input. Values are minified, numbers exactly as in the input,
-    strings JSON-escaped. Reading stops as soon as nothing more can match or --limit is reached.
-    On invalid input the error and the number of values already written go to stderr (exit 1).
-    A progress line (bytes, MB/s, records) is shown on stderr when it is a terminal.
-    """,
+        Arguments starting with '$' are paths (several may be given; each value is written once, in
+        document order); the other is the input. Values are minified, numbers exactly as in the input,
+        strings JSON-escaped. Reading stops as soon as nothing more can match or --limit is reached.
+        On invalid input the error and the number of values already written go to stderr (exit 1).
+        A progress line (bytes, MB/s, records) is shown on stderr when it is a terminal.
+        """,
     options: parserOptionSpecs + [
         .size("--limit", "stop after N values") { $0.values["--limit"] = String($1) },
-        .flag("--progress", "show the progress line even when stderr is not a terminal") { $0.values["--progress"] = "1" },
+        .flag("--progress", "show the progress line even when stderr is not a terminal") {
+            $0.values["--progress"] = "1"
+        },
         .flag("--quiet", "never show the progress line") { $0.values["--quiet"] = "1" },
     ],
     maxInputs: Int.max
@@ -22,7 +25,9 @@ let extractCommand = Command(
     let paths = settings.inputs.filter { $0.hasPrefix("$") }
     let files = settings.inputs.filter { !$0.hasPrefix("$") }
     guard !paths.isEmpty else { throw UsageError(description: "extract needs a JSONPath, e.g. '$.results[*]'") }
-    guard files.count <= 1 else { throw UsageError(description: "extract reads one input, got \(files.joined(separator: " "))") }
+    guard files.count <= 1 else {
+        throw UsageError(description: "extract reads one input, got \(files.joined(separator: " "))")
+    }
     var input = settings
     input.inputs = files
 
@@ -95,12 +100,14 @@ final class ProgressLine {
         guard force || now.timeIntervalSince(lastDraw) >= 0.2 else { return }
         lastDraw = now
         let seconds = max(now.timeIntervalSince(start), 1e-6)
-        var text = String(format: "\r  %.1f MiB", Double(bytes) / 1048576)
+        var text = String(format: "\r  %.1f MiB", Double(bytes) / 1_048_576)
         if let total, total > 0 {
-            text += String(format: " of %.1f MiB (%d%%)", Double(total) / 1048576, min(100, bytes * 100 / total))
+            text += String(format: " of %.1f MiB (%d%%)", Double(total) / 1_048_576, min(100, bytes * 100 / total))
         }
         text += String(format: "   %.0f MB/s   %d records", Double(bytes) / 1e6 / seconds, records)
-        if let resumes = download.progress?.resumes, resumes > 0 { text += "   \(resumes) resume\(resumes == 1 ? "" : "s")" }
+        if let resumes = download.progress?.resumes, resumes > 0 {
+            text += "   \(resumes) resume\(resumes == 1 ? "" : "s")"
+        }
         text += "\u{1B}[K"
         standardError.write(text)
     }

@@ -1,7 +1,8 @@
 import YAJLFixtures
 
 let generateCommand = Command(
-    name: "generate", summary: "Write a synthetic JSON document of a given size (for demos and benchmarks).",
+    name: "generate",
+    summary: "Write a synthetic JSON document of a given size (for demos and benchmarks).",
     usage: "FILE [--kind records|ndjson|numbers|strings|dates] [--size N]",
     details: "The document is streamed to FILE; its expected counts are printed as JSON on stdout.",
     options: [

@@ -21,15 +21,17 @@ final class StatsCounter: JSONEventHandler {
 }
 
 let statsCommand = Command(
-    name: "stats", summary: "Count the document's events and print them as one JSON object.",
+    name: "stats",
+    summary: "Count the document's events and print them as one JSON object.",
     usage: "[FILE|-] [options]",
     details: """
-    Keys: bytes, maps, arrays, keys, strings, integers, doubles, numbers, booleans, nulls, max_depth.
-    Numbers are counted as integers (no fraction or exponent, fits in 64 bits), doubles (finite)
-    or numbers (neither, e.g. 1e400). max_depth is the most objects and arrays open at once.
-    On invalid input nothing is printed on stdout; the error goes to stderr, exit status 1.
-    """,
-    options: parserOptionSpecs, maxInputs: 1
+        Keys: bytes, maps, arrays, keys, strings, integers, doubles, numbers, booleans, nulls, max_depth.
+        Numbers are counted as integers (no fraction or exponent, fits in 64 bits), doubles (finite)
+        or numbers (neither, e.g. 1e400). max_depth is the most objects and arrays open at once.
+        On invalid input nothing is printed on stdout; the error goes to stderr, exit status 1.
+        """,
+    options: parserOptionSpecs,
+    maxInputs: 1
 ) { settings in
     var options = settings
     options.parser.tracksPath = true
@@ -40,7 +42,8 @@ let statsCommand = Command(
     try out.write(
         "{\"bytes\":\(parser.bytesConsumed),\"maps\":\(c.maps),\"arrays\":\(c.arrays),\"keys\":\(c.keys),"
             + "\"strings\":\(c.strings),\"integers\":\(c.integers),\"doubles\":\(c.doubles),\"numbers\":\(c.numbers),"
-            + "\"booleans\":\(c.booleans),\"nulls\":\(c.nulls),\"max_depth\":\(parser.maxDepthSeen)}\n")
+            + "\"booleans\":\(c.booleans),\"nulls\":\(c.nulls),\"max_depth\":\(parser.maxDepthSeen)}\n"
+    )
     try out.flush()
     return ExitStatus.success
 }

@@ -2,19 +2,25 @@ import Foundation
 import YAJL
 
 let reformatCommand = Command(
-    name: "reformat", summary: "Re-indent or minify a document, streaming.",
+    name: "reformat",
+    summary: "Re-indent or minify a document, streaming.",
     usage: "[FILE|-] [--minify] [--indent N | --indent-string S] [--escape-solidus] [options]",
     details: """
-    The default is pretty output indented 4 spaces. --minify writes the same bytes as YAJL's own
-    `json_reformat -m`, plus a final newline. Numbers are written exactly as in the input. On invalid
-    input the error goes to stderr (exit 1); the output already written is the reformatted document
-    up to the error, so it is a well-formed prefix, but not a complete document.
-    """,
+        The default is pretty output indented 4 spaces. --minify writes the same bytes as YAJL's own
+        `json_reformat -m`, plus a final newline. Numbers are written exactly as in the input. On invalid
+        input the error goes to stderr (exit 1); the output already written is the reformatted document
+        up to the error, so it is a well-formed prefix, but not a complete document.
+        """,
     options: parserOptionSpecs + [
         .flag("--minify", "no white space") { $0.values["--minify"] = "1" },
-        OptionSpec(name: "--indent", valueName: "N", help: "indent with N spaces (default 4, at most 64)") { settings, text in
+        OptionSpec(name: "--indent", valueName: "N", help: "indent with N spaces (default 4, at most 64)") {
+            settings,
+            text in
             guard let count = Int(text), (0...JSONWriter.Options.maxIndentBytes).contains(count) else {
-                throw UsageError(description: "--indent is \(text); it must be a whole number from 0 to \(JSONWriter.Options.maxIndentBytes)")
+                throw UsageError(
+                    description:
+                        "--indent is \(text); it must be a whole number from 0 to \(JSONWriter.Options.maxIndentBytes)"
+                )
             }
             settings.values["--indent-string"] = String(repeating: " ", count: count)
         },
@@ -60,10 +66,12 @@ func writeStreaming(_ writer: JSONWriter, finalNewline: Bool, _ body: () throws 
 }
 
 let toNDJSONCommand = Command(
-    name: "to-ndjson", summary: "Write the values at JSONPATH (e.g. a document's array of records) as NDJSON.",
+    name: "to-ndjson",
+    summary: "Write the values at JSONPATH (e.g. a document's array of records) as NDJSON.",
     usage: "JSONPATH [FILE|-] [options]",
     details: "Streaming: one minified value per line, numbers exactly as in the input. The inverse of from-ndjson.",
-    options: parserOptionSpecs, maxInputs: 2
+    options: parserOptionSpecs,
+    maxInputs: 2
 ) { settings in
     guard settings.inputs.filter({ $0.hasPrefix("$") }).count == 1 else {
         throw UsageError(description: "to-ndjson needs exactly one JSONPath, e.g. '$.results[*]'")
@@ -74,10 +82,12 @@ let toNDJSONCommand = Command(
 }
 
 let fromNDJSONCommand = Command(
-    name: "from-ndjson", summary: "Collect NDJSON (or concatenated JSON) values into one JSON array.",
+    name: "from-ndjson",
+    summary: "Collect NDJSON (or concatenated JSON) values into one JSON array.",
     usage: "[FILE|-] [options]",
     details: "Streaming: the array is written minified, numbers exactly as in the input, as the lines arrive.",
-    options: parserOptionSpecs, maxInputs: 1
+    options: parserOptionSpecs,
+    maxInputs: 1
 ) { settings in
     var input = settings
     input.parser.allowMultipleValues = true

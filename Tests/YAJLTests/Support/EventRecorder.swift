@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import YAJL
 
 /// One recorded event with where it happened: what chunk-invariance and path tests compare.
@@ -28,8 +29,12 @@ final class EventRecorder: JSONEventHandler {
     func startArray(context: JSONEventContext) throws { try record(.startArray, context) }
     func endArray(context: JSONEventContext) throws { try record(.endArray, context) }
     func key(_ key: JSONStringView, context: JSONEventContext) throws { try record(.key(key.string), context) }
-    func string(_ value: JSONStringView, context: JSONEventContext) throws { try record(.string(value.string), context) }
-    func number(_ value: JSONNumberView, context: JSONEventContext) throws { try record(.number(value.number), context) }
+    func string(_ value: JSONStringView, context: JSONEventContext) throws {
+        try record(.string(value.string), context)
+    }
+    func number(_ value: JSONNumberView, context: JSONEventContext) throws {
+        try record(.number(value.number), context)
+    }
     func bool(_ value: Bool, context: JSONEventContext) throws { try record(.bool(value), context) }
     func null(context: JSONEventContext) throws { try record(.null, context) }
 }

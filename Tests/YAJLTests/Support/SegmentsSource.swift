@@ -23,7 +23,9 @@ struct SegmentsSource: JSONByteSource {
                 continue
             }
             let run = min(bytes.count - offset, buffer.count - n)
-            bytes.withUnsafeBytes { buffer.baseAddress!.advanced(by: n).copyMemory(from: $0.baseAddress! + offset, byteCount: run) }
+            bytes.withUnsafeBytes {
+                buffer.baseAddress!.advanced(by: n).copyMemory(from: $0.baseAddress! + offset, byteCount: run)
+            }
             n += run
             offset += run
             if offset == bytes.count {

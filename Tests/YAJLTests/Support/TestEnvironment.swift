@@ -10,9 +10,13 @@ enum SharedMaterial {
             ProcessInfo.processInfo.environment["YAJL_SHARED_DIR"].map { URL(fileURLWithPath: $0) },
             packageRoot.deletingLastPathComponent().appendingPathComponent("shared"),
         ].compactMap { $0 }
-        let found = candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("README.md").path) }
+        let found = candidates.first {
+            FileManager.default.fileExists(atPath: $0.appendingPathComponent("README.md").path)
+        }
         if found == nil {
-            print("⚠️  SKIPPING shared-material tests: ../shared (or $YAJL_SHARED_DIR) not found next to \(packageRoot.path)")
+            print(
+                "⚠️  SKIPPING shared-material tests: ../shared (or $YAJL_SHARED_DIR) not found next to \(packageRoot.path)"
+            )
         }
         return found
     }()
@@ -40,7 +44,8 @@ enum ProcessMemory {
 
     /// Resets the peak RSS (`VmHWM`) to the current RSS, so a later peak measures only what follows.
     static func resetPeak() -> Bool {
-        unavailable == nil && (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
+        unavailable == nil
+            && (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
     }
 
     /// Why peak-memory checks cannot run here (the tests then say so), or `nil`.
@@ -48,7 +53,9 @@ enum ProcessMemory {
         if let sanitizer = ProcessInfo.processInfo.environment["YAJL_SANITIZER"] {
             return "running under the \(sanitizer) sanitizer, whose shadow memory and quarantine dominate RSS"
         }
-        if !FileManager.default.isWritableFile(atPath: "/proc/self/clear_refs") { return "/proc/self/clear_refs not writable" }
+        if !FileManager.default.isWritableFile(atPath: "/proc/self/clear_refs") {
+            return "/proc/self/clear_refs not writable"
+        }
         return nil
     }
 }
@@ -58,8 +65,11 @@ struct TemporaryFile {
     let path: String
 
     init(_ name: String) {
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("swift-yajl-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))-\(name)").path
+        path =
+            FileManager.default.temporaryDirectory
+            .appendingPathComponent(
+                "swift-yajl-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))-\(name)"
+            ).path
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }

@@ -34,7 +34,12 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
     private var head = 0
 
     /// A stream for `queries`, validated by the caller (``RecordParser/validate(_:)``).
-    init(queries: [JSONPathQuery], options: JSONRecordOptions, decoder: RecordDecoder<Record>, source: any JSONByteSource) {
+    init(
+        queries: [JSONPathQuery],
+        options: JSONRecordOptions,
+        decoder: RecordDecoder<Record>,
+        source: any JSONByteSource
+    ) {
         self.queries = queries
         self.options = options
         self.source = source
@@ -131,7 +136,11 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
                 return nil
             case .empty:
                 let channel = self.channel
-                await withTaskCancellationHandler { await channel.waitForBatch() } onCancel: { channel.cancel() }
+                await withTaskCancellationHandler {
+                    await channel.waitForBatch()
+                } onCancel: {
+                    channel.cancel()
+                }
             }
         }
     }

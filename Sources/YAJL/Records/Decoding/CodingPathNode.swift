@@ -22,10 +22,14 @@ final class CodingPathNode: Sendable {
     static let root = CodingPathNode(.root, parent: nil)
 
     /// `parent`'s path followed by an object key.
-    static func key(_ key: String, parent: CodingPathNode) -> CodingPathNode { CodingPathNode(.key(key), parent: parent) }
+    static func key(_ key: String, parent: CodingPathNode) -> CodingPathNode {
+        CodingPathNode(.key(key), parent: parent)
+    }
 
     /// `parent`'s path followed by an array index.
-    static func index(_ index: Int, parent: CodingPathNode) -> CodingPathNode { CodingPathNode(.index(index), parent: parent) }
+    static func index(_ index: Int, parent: CodingPathNode) -> CodingPathNode {
+        CodingPathNode(.index(index), parent: parent)
+    }
 
     var codingPath: [any CodingKey] {
         var keys: [any CodingKey] = []

@@ -20,7 +20,11 @@ final class DecodingSession {
     init(options: JSONRecordDecodingOptions) {
         self.options = options
         userInfo = options.userInfo
-        if case .useDefaultKeys = options.keyDecodingStrategy { usesDefaultKeys = true } else { usesDefaultKeys = false }
+        if case .useDefaultKeys = options.keyDecodingStrategy {
+            usesDefaultKeys = true
+        } else {
+            usesDefaultKeys = false
+        }
         memberHints = .allocate(capacity: Self.memberHintDepth)
         memberHints.initialize(repeating: (-1, 0), count: Self.memberHintDepth)
     }
@@ -63,7 +67,11 @@ final class DecodingSession {
     /// container lives in one `init(from:)` call, and the values it decodes are one level
     /// deeper. (Nested containers, which can live side by side, are never cached.)
     func keyedContainer<Key: CodingKey>(
-        keyedBy type: Key.Type, decoder: TapeDecoder, object: Int, depth: Int, node: CodingPathNode
+        keyedBy type: Key.Type,
+        decoder: TapeDecoder,
+        object: Int,
+        depth: Int,
+        node: CodingPathNode
     ) -> KeyedDecodingContainer<Key> {
         guard depth < Self.memberHintDepth else {
             return decoder.nestedKeyedContainer(keyedBy: type, object: object, depth: depth, node: node)
@@ -77,9 +85,16 @@ final class DecodingSession {
             return unsafeDowncast(cached.holder, to: ContainerHolder<Key>.self).container
         }
         let position = ObjectPosition(
-            object: object, node: node, depth: depth, hint: memberHint(depth: depth), generation: decoder.liveGeneration)
+            object: object,
+            node: node,
+            depth: depth,
+            hint: memberHint(depth: depth),
+            generation: decoder.liveGeneration
+        )
         let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: decoder, position: position))
-        keyedContainers[depth].append(CachedKeyedContainer(keyType: keyType, position: position, holder: ContainerHolder(container)))
+        keyedContainers[depth].append(
+            CachedKeyedContainer(keyType: keyType, position: position, holder: ContainerHolder(container))
+        )
         return container
     }
 
@@ -103,7 +118,8 @@ final class DecodingSession {
     }
 
     /// The coding key name of the JSON key at `index`, under the key strategy.
-    func codingKeyName(forKeyAt index: Int, in view: TapeView, codingPath: @autoclosure () -> [any CodingKey]) -> String {
+    func codingKeyName(forKeyAt index: Int, in view: TapeView, codingPath: @autoclosure () -> [any CodingKey]) -> String
+    {
         let jsonKey = view.string(index)
         switch options.keyDecodingStrategy {
         case .useDefaultKeys: return jsonKey
@@ -113,7 +129,12 @@ final class DecodingSession {
     }
 
     /// Whether the JSON key at `index` maps to the coding key `wanted` under the key strategy.
-    func key(at index: Int, in view: TapeView, matches wanted: String, codingPath: @autoclosure () -> [any CodingKey]) -> Bool {
+    func key(
+        at index: Int,
+        in view: TapeView,
+        matches wanted: String,
+        codingPath: @autoclosure () -> [any CodingKey]
+    ) -> Bool {
         switch options.keyDecodingStrategy {
         case .useDefaultKeys: return view.keyEquals(index, wanted)
         case .convertFromSnakeCase: return snakeCaseKeys.matches(view.text(index), wanted)
@@ -133,7 +154,10 @@ final class DecodingSession {
                 let end = view.end(index)
                 while child < end, found == nil {
                     let value = view.next(child)
-                    if key(at: child, in: view, matches: codingKey.stringValue, codingPath: Array(codingPath[..<depth])) { found = value }
+                    if key(at: child, in: view, matches: codingKey.stringValue, codingPath: Array(codingPath[..<depth]))
+                    {
+                        found = value
+                    }
                     child = view.next(value)
                 }
             case .array:

@@ -27,14 +27,17 @@ public struct JSONRecordDecodingOptions: Sendable {
         case custom(@Sendable (_ decoder: any Decoder) throws -> Date)
     }
 
+    /// How JSON keys map to property names (default: as they are).
     public var keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys
+    /// How `Date` values are read (default: `Date`'s own `Decodable`, a number of seconds since 2001).
     public var dateDecodingStrategy: DateDecodingStrategy = .deferredToDate
     /// Passed to your `init(from:)` as `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
     /// Default strategies: keys as written, dates as `Date` decodes itself.
     public init(
-        keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys, dateDecodingStrategy: DateDecodingStrategy = .deferredToDate
+        keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys,
+        dateDecodingStrategy: DateDecodingStrategy = .deferredToDate
     ) {
         self.keyDecodingStrategy = keyDecodingStrategy
         self.dateDecodingStrategy = dateDecodingStrategy

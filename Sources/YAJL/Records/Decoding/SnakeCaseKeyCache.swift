@@ -32,7 +32,9 @@ final class SnakeCaseKeyCache {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         while let entry = slots[slot] {
-            if entry.hash == hash && key.elementsEqual(entry.key) { return entry.converted.withUnsafeBufferPointer(body) }
+            if entry.hash == hash && key.elementsEqual(entry.key) {
+                return entry.converted.withUnsafeBufferPointer(body)
+            }
             slot = (slot + 1) & mask
         }
         let converted = Array(KeyCaseConversion.camelCase(fromSnakeCase: String(decoding: key, as: UTF8.self)).utf8)

@@ -16,7 +16,13 @@ final class ObjectPosition {
     /// The decoder generation the container belongs to (see ``TapeDecoder``'s ownership notes).
     var generation: Int
 
-    init(object: Int, node: CodingPathNode, depth: Int, hint: UnsafeMutablePointer<(object: Int, next: Int)>?, generation: Int) {
+    init(
+        object: Int,
+        node: CodingPathNode,
+        depth: Int,
+        hint: UnsafeMutablePointer<(object: Int, next: Int)>?,
+        generation: Int
+    ) {
         self.object = object
         self.node = node
         self.depth = depth
@@ -99,7 +105,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Whether the key entry at `index` maps to `wanted`.
     @inline(__always)
     private func matches(_ index: Int, _ wanted: String) -> Bool {
-        usesDefaultKeys ? view.keyEquals(index, wanted) : session.key(at: index, in: view, matches: wanted, codingPath: codingPath)
+        usesDefaultKeys
+            ? view.keyEquals(index, wanted) : session.key(at: index, in: view, matches: wanted, codingPath: codingPath)
     }
 
     private func childNode(_ key: Key) -> CodingPathNode { .key(key.stringValue, parent: node) }
@@ -107,8 +114,13 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func require(_ key: Key) throws -> Int {
         guard isLive else { throw Unbox.expired(node) }
         guard let value = member(key) else {
-            throw DecodingError.keyNotFound(key, DecodingError.Context(
-                codingPath: codingPath, debugDescription: "missing key '\(key.stringValue)'"))
+            throw DecodingError.keyNotFound(
+                key,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "missing key '\(key.stringValue)'"
+                )
+            )
         }
         return value
     }
@@ -123,21 +135,49 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func contains(_ key: Key) -> Bool { member(key) != nil }
     func decodeNil(forKey key: Key) throws -> Bool { Unbox.isNull(view, try require(key)) }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try Unbox.bool(view, require(key), childNode(key)) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try Unbox.string(view, require(key), childNode(key)) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try Unbox.double(view, require(key), childNode(key)) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try Unbox.float(view, require(key), childNode(key)) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try Unbox.integer(view, require(key), childNode(key), as: type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try Unbox.integer(view, require(key), childNode(key), as: type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try Unbox.integer(view, require(key), childNode(key), as: type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try Unbox.integer(view, require(key), childNode(key), as: type) }
-    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try Unbox.integer(view, require(key), childNode(key), as: type) }
-    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try Unbox.integer(view, require(key), childNode(key), as: type) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try Unbox.bool(view, require(key), childNode(key))
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try Unbox.string(view, require(key), childNode(key))
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try Unbox.double(view, require(key), childNode(key))
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try Unbox.float(view, require(key), childNode(key))
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try Unbox.bool(view, $0, childNode(key)) } }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key).map { try Unbox.string(view, $0, childNode(key)) } }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key).map { try Unbox.double(view, $0, childNode(key)) } }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key).map { try Unbox.integer(view, $0, childNode(key), as: type) } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try present(key).map { try Unbox.bool(view, $0, childNode(key)) }
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try present(key).map { try Unbox.string(view, $0, childNode(key)) }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try present(key).map { try Unbox.double(view, $0, childNode(key)) }
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try present(key).map { try Unbox.integer(view, $0, childNode(key), as: type) }
+    }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try decoder.decode(type, at: require(key), node: childNode(key))
@@ -148,10 +188,18 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decoder.decode(type, at: value, node: childNode(key))
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         let value = try require(key)
         guard view.kind(value) == .object else { throw Unbox.mismatch([String: Any].self, view, value, childNode(key)) }
-        return decoder.nestedKeyedContainer(keyedBy: NestedKey.self, object: value, depth: depth + 1, node: childNode(key))
+        return decoder.nestedKeyedContainer(
+            keyedBy: NestedKey.self,
+            object: value,
+            depth: depth + 1,
+            node: childNode(key)
+        )
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -163,7 +211,10 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func superDecoder() throws -> any Decoder {
         guard isLive else { throw Unbox.expired(node) }
         guard let value = member(Key(stringValue: "super")!) else {
-            throw DecodingError.keyNotFound(RecordCodingKey.superKey, DecodingError.Context(codingPath: codingPath, debugDescription: "missing key 'super'"))
+            throw DecodingError.keyNotFound(
+                RecordCodingKey.superKey,
+                DecodingError.Context(codingPath: codingPath, debugDescription: "missing key 'super'")
+            )
         }
         return TapeDecoder(nestedIn: decoder, index: value, node: .key("super", parent: node))
     }

@@ -2,9 +2,19 @@ import Foundation
 
 extension TapeDecoder {
     /// A new keyed container (not cached), owning its position.
-    func nestedKeyedContainer<Key: CodingKey>(keyedBy type: Key.Type, object: Int, depth: Int, node: CodingPathNode) -> KeyedDecodingContainer<Key> {
+    func nestedKeyedContainer<Key: CodingKey>(
+        keyedBy type: Key.Type,
+        object: Int,
+        depth: Int,
+        node: CodingPathNode
+    ) -> KeyedDecodingContainer<Key> {
         let position = ObjectPosition(
-            object: object, node: node, depth: depth, hint: session.memberHint(depth: depth), generation: liveGeneration)
+            object: object,
+            node: node,
+            depth: depth,
+            hint: session.memberHint(depth: depth),
+            generation: liveGeneration
+        )
         return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, position: position))
     }
 }
@@ -38,8 +48,13 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     private mutating func next(_ type: Any.Type) throws -> (Int, Int) {
         guard decoder.liveGeneration == generation else { throw Unbox.expired(node) }
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, DecodingError.Context(
-                codingPath: codingPath + [RecordCodingKey(intValue: currentIndex)], debugDescription: "the array has no more elements"))
+            throw DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(
+                    codingPath: codingPath + [RecordCodingKey(intValue: currentIndex)],
+                    debugDescription: "the array has no more elements"
+                )
+            )
         }
         let element = position
         position = view.next(position)
@@ -58,25 +73,56 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { let (v, i) = try next(type); return try Unbox.bool(view, v, elementNode(i)) }
-    mutating func decode(_ type: String.Type) throws -> String { let (v, i) = try next(type); return try Unbox.string(view, v, elementNode(i)) }
-    mutating func decode(_ type: Double.Type) throws -> Double { let (v, i) = try next(type); return try Unbox.double(view, v, elementNode(i)) }
-    mutating func decode(_ type: Float.Type) throws -> Float { let (v, i) = try next(type); return try Unbox.float(view, v, elementNode(i)) }
-    mutating func decode(_ type: Int.Type) throws -> Int { let (v, i) = try next(type); return try Unbox.integer(view, v, elementNode(i), as: type) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { let (v, i) = try next(type); return try Unbox.integer(view, v, elementNode(i), as: type) }
-    mutating func decode(_ type: Int128.Type) throws -> Int128 { let (v, i) = try next(type); return try Unbox.integer(view, v, elementNode(i), as: type) }
-    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { let (v, i) = try next(type); return try Unbox.integer(view, v, elementNode(i), as: type) }
+    mutating func decode(_ type: Bool.Type) throws -> Bool {
+        let (v, i) = try next(type)
+        return try Unbox.bool(view, v, elementNode(i))
+    }
+    mutating func decode(_ type: String.Type) throws -> String {
+        let (v, i) = try next(type)
+        return try Unbox.string(view, v, elementNode(i))
+    }
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        let (v, i) = try next(type)
+        return try Unbox.double(view, v, elementNode(i))
+    }
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        let (v, i) = try next(type)
+        return try Unbox.float(view, v, elementNode(i))
+    }
+    mutating func decode(_ type: Int.Type) throws -> Int {
+        let (v, i) = try next(type)
+        return try Unbox.integer(view, v, elementNode(i), as: type)
+    }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+        let (v, i) = try next(type)
+        return try Unbox.integer(view, v, elementNode(i), as: type)
+    }
+    mutating func decode(_ type: Int128.Type) throws -> Int128 {
+        let (v, i) = try next(type)
+        return try Unbox.integer(view, v, elementNode(i), as: type)
+    }
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 {
+        let (v, i) = try next(type)
+        return try Unbox.integer(view, v, elementNode(i), as: type)
+    }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let (value, index) = try next(type)
         return try decoder.decode(type, at: value, node: elementNode(index))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         let (value, index) = try next(KeyedDecodingContainer<NestedKey>.self)
         let node = elementNode(index)
         guard view.kind(value) == .object else { throw Unbox.mismatch([String: Any].self, view, value, node) }
-        return decoder.nestedKeyedContainer(keyedBy: NestedKey.self, object: value, depth: decoder.depth + 1, node: node)
+        return decoder.nestedKeyedContainer(
+            keyedBy: NestedKey.self,
+            object: value,
+            depth: decoder.depth + 1,
+            node: node
+        )
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -96,7 +96,9 @@ final class TapeDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try checkLive()
         guard view.kind(index) == .object else { throw Unbox.mismatch([String: Any].self, view, index, node) }
-        if cachesContainers { return session.keyedContainer(keyedBy: Key.self, decoder: self, object: index, depth: depth, node: node) }
+        if cachesContainers {
+            return session.keyedContainer(keyedBy: Key.self, decoder: self, object: index, depth: depth, node: node)
+        }
         return nestedKeyedContainer(keyedBy: Key.self, object: index, depth: depth, node: node)
     }
 
@@ -114,7 +116,9 @@ final class TapeDecoder: Decoder {
     /// Decodes `T` from the value at `index` at `node`, then returns to the current value.
     /// Primitives and arrays of primitives are decoded directly, without building the node.
     func decode<T: Decodable>(_ type: T.Type, at index: Int, node: @autoclosure () -> CodingPathNode) throws -> T {
-        if let direct = KnownTypes.shared.direct(T.self) { return try decodeDirect(type, direct, at: index, node: node()) }
+        if let direct = KnownTypes.shared.direct(T.self) {
+            return try decodeDirect(type, direct, at: index, node: node())
+        }
         let (savedIndex, savedNode) = (self.index, self.node)
         self.index = index
         self.node = node()
@@ -130,7 +134,12 @@ final class TapeDecoder: Decoder {
     /// `T`, one of the types decoded directly (`direct` says which): the common fields of records.
     /// Saves the generic path's node, container and existential per value.
     @inline(__always)
-    private func decodeDirect<T>(_ type: T.Type, _ direct: KnownTypes.Direct, at index: Int, node: @autoclosure () -> CodingPathNode) throws -> T {
+    private func decodeDirect<T>(
+        _ type: T.Type,
+        _ direct: KnownTypes.Direct,
+        at index: Int,
+        node: @autoclosure () -> CodingPathNode
+    ) throws -> T {
         switch direct {
         case .string: return unsafeBitCast(try Unbox.string(view, index, node()), to: T.self)
         case .double: return unsafeBitCast(try Unbox.double(view, index, node()), to: T.self)
@@ -138,13 +147,18 @@ final class TapeDecoder: Decoder {
         case .bool: return unsafeBitCast(try Unbox.bool(view, index, node()), to: T.self)
         case .strings: return unsafeBitCast(try array(at: index, node: node(), Unbox.string), to: T.self)
         case .doubles: return unsafeBitCast(try array(at: index, node: node(), Unbox.double), to: T.self)
-        case .ints: return unsafeBitCast(try array(at: index, node: node()) { try Unbox.integer($0, $1, $2(), as: Int.self) }, to: T.self)
+        case .ints:
+            return unsafeBitCast(
+                try array(at: index, node: node()) { try Unbox.integer($0, $1, $2(), as: Int.self) },
+                to: T.self
+            )
         }
     }
 
     /// An array of primitives, decoded element by element with `element`.
     private func array<E>(
-        at index: Int, node: CodingPathNode,
+        at index: Int,
+        node: CodingPathNode,
         _ element: (TapeView, Int, @autoclosure () -> CodingPathNode) throws -> E
     ) throws -> [E] {
         guard view.kind(index) == .array else { throw Unbox.mismatch([Any].self, view, index, node) }
@@ -163,7 +177,9 @@ final class TapeDecoder: Decoder {
     /// Decodes `T` from the current value, with the special cases `JSONDecoder` has (dates, data,
     /// URLs, decimals) and ours (`JSONValue`).
     func decodeCurrent<T: Decodable>(_ type: T.Type) throws -> T {
-        if let direct = KnownTypes.shared.direct(T.self) { return try decodeDirect(type, direct, at: index, node: node) }
+        if let direct = KnownTypes.shared.direct(T.self) {
+            return try decodeDirect(type, direct, at: index, node: node)
+        }
         if T.self == JSONValue.self { return view.value(index) as! T }
         if T.self == JSONFragment.self {
             return JSONFragment(bytes: view.minified(index)) as! T
@@ -191,7 +207,10 @@ final class TapeDecoder: Decoder {
         case .iso8601:
             guard view.kind(index) == .string else { throw Unbox.mismatch(String.self, view, index, node) }
             guard let date = RFC3339.date(from: view.text(index)) else {
-                throw Unbox.corrupted("Expected date string to be ISO8601-formatted, found '\(view.string(index))'", node)
+                throw Unbox.corrupted(
+                    "Expected date string to be ISO8601-formatted, found '\(view.string(index))'",
+                    node
+                )
             }
             return date
         case .custom(let body): return try body(self)
@@ -210,22 +229,70 @@ final class TapeDecoder: Decoder {
 
 extension TapeDecoder: SingleValueDecodingContainer {
     func decodeNil() -> Bool { isLive && Unbox.isNull(view, index) }
-    func decode(_ type: Bool.Type) throws -> Bool { try checkLive(); return try Unbox.bool(view, index, node) }
-    func decode(_ type: String.Type) throws -> String { try checkLive(); return try Unbox.string(view, index, node) }
-    func decode(_ type: Double.Type) throws -> Double { try checkLive(); return try Unbox.double(view, index, node) }
-    func decode(_ type: Float.Type) throws -> Float { try checkLive(); return try Unbox.float(view, index, node) }
-    func decode(_ type: Int.Type) throws -> Int { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: Int128.Type) throws -> Int128 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
-    func decode(_ type: UInt128.Type) throws -> UInt128 { try checkLive(); return try Unbox.integer(view, index, node, as: type) }
+    func decode(_ type: Bool.Type) throws -> Bool {
+        try checkLive()
+        return try Unbox.bool(view, index, node)
+    }
+    func decode(_ type: String.Type) throws -> String {
+        try checkLive()
+        return try Unbox.string(view, index, node)
+    }
+    func decode(_ type: Double.Type) throws -> Double {
+        try checkLive()
+        return try Unbox.double(view, index, node)
+    }
+    func decode(_ type: Float.Type) throws -> Float {
+        try checkLive()
+        return try Unbox.float(view, index, node)
+    }
+    func decode(_ type: Int.Type) throws -> Int {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
+    func decode(_ type: Int8.Type) throws -> Int8 {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
+    func decode(_ type: Int16.Type) throws -> Int16 {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
+    func decode(_ type: Int32.Type) throws -> Int32 {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
+    func decode(_ type: Int64.Type) throws -> Int64 {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
+    func decode(_ type: UInt.Type) throws -> UInt {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
+    func decode(_ type: UInt8.Type) throws -> UInt8 {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
+    func decode(_ type: UInt16.Type) throws -> UInt16 {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
+    func decode(_ type: UInt32.Type) throws -> UInt32 {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
+    func decode(_ type: UInt64.Type) throws -> UInt64 {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
+    func decode(_ type: Int128.Type) throws -> Int128 {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
+    func decode(_ type: UInt128.Type) throws -> UInt128 {
+        try checkLive()
+        return try Unbox.integer(view, index, node, as: type)
+    }
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try checkLive()
         return try decodeCurrent(type)

@@ -38,14 +38,29 @@ struct KnownTypes: Sendable {
 enum Unbox {
     /// `Expected to decode String but found number instead.` as a `DecodingError.typeMismatch`, or
     /// `valueNotFound` when the value is `null`.
-    static func mismatch(_ expected: Any.Type, _ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) -> DecodingError {
+    static func mismatch(
+        _ expected: Any.Type,
+        _ view: TapeView,
+        _ index: Int,
+        _ node: @autoclosure () -> CodingPathNode
+    ) -> DecodingError {
         let codingPath = node().codingPath
         if view.kind(index) == .null {
-            return .valueNotFound(expected, DecodingError.Context(
-                codingPath: codingPath, debugDescription: "Cannot get value of type \(typeName(expected)) -- found null value instead"))
+            return .valueNotFound(
+                expected,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "Cannot get value of type \(typeName(expected)) -- found null value instead"
+                )
+            )
         }
-        return .typeMismatch(expected, DecodingError.Context(
-            codingPath: codingPath, debugDescription: "Expected to decode \(typeName(expected)) but found \(view.kindName(index)) instead."))
+        return .typeMismatch(
+            expected,
+            DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "Expected to decode \(typeName(expected)) but found \(view.kindName(index)) instead."
+            )
+        )
     }
 
     /// How a type is named in messages: `String`, `object` for keyed containers, `array` for unkeyed.
@@ -71,8 +86,13 @@ enum Unbox {
         guard kind == .bool else {
             // JSONDecoder reports null into Bool as a type mismatch, not valueNotFound: so do we.
             if kind == .null {
-                throw DecodingError.typeMismatch(Bool.self, DecodingError.Context(
-                    codingPath: node().codingPath, debugDescription: "Expected to decode Bool but found null instead."))
+                throw DecodingError.typeMismatch(
+                    Bool.self,
+                    DecodingError.Context(
+                        codingPath: node().codingPath,
+                        debugDescription: "Expected to decode Bool but found null instead."
+                    )
+                )
             }
             throw mismatch(Bool.self, view, index, node())
         }
@@ -134,7 +154,12 @@ enum Unbox {
     /// text (`12345678901234567890` into `UInt64`, 39 digits into `Int128`); a number written with a
     /// fraction or exponent decodes when its exact value is a whole number in range
     /// (`9007199254740993.0`, `1e2`), as with `JSONDecoder`. Never through `Double`.
-    static func integer<T: FixedWidthInteger>(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode, as type: T.Type) throws -> T {
+    static func integer<T: FixedWidthInteger>(
+        _ view: TapeView,
+        _ index: Int,
+        _ node: @autoclosure () -> CodingPathNode,
+        as type: T.Type
+    ) throws -> T {
         guard view.kind(index) == .number else { throw mismatch(T.self, view, index, node()) }
         if case .integer(let integer) = view.numberValue(index), let exact = T(exactly: integer) { return exact }
         if let exact: T = ExactInteger.parse(view.text(index)) { return exact }
@@ -155,10 +180,17 @@ enum ExactInteger {
         // The significant digits (integer part then fraction) and the power of ten they scale by.
         var digits: [UInt8] = []
         var scale = 0
-        while i < n, bytes[i].isASCIIDigit { digits.append(bytes[i]); i += 1 }
+        while i < n, bytes[i].isASCIIDigit {
+            digits.append(bytes[i])
+            i += 1
+        }
         if i < n, bytes[i] == UInt8(ascii: ".") {
             i += 1
-            while i < n, bytes[i].isASCIIDigit { digits.append(bytes[i]); scale -= 1; i += 1 }
+            while i < n, bytes[i].isASCIIDigit {
+                digits.append(bytes[i])
+                scale -= 1
+                i += 1
+            }
         }
         if i < n, (bytes[i] | 0x20) == UInt8(ascii: "e") {
             i += 1
@@ -178,7 +210,10 @@ enum ExactInteger {
         // Leading zeros carry nothing; trailing zeros move into the scale.
         while let first = digits.first, first == UInt8(ascii: "0") { digits.removeFirst() }
         if digits.isEmpty { return 0 }
-        while let last = digits.last, last == UInt8(ascii: "0") { digits.removeLast(); scale += 1 }
+        while let last = digits.last, last == UInt8(ascii: "0") {
+            digits.removeLast()
+            scale += 1
+        }
         guard scale >= 0 else { return nil }  // a fraction remains
         // 128-bit integers have at most 39 digits: anything longer cannot fit.
         guard digits.count + scale <= 40 else { return nil }

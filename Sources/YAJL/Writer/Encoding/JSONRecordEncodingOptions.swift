@@ -3,6 +3,7 @@ import Foundation
 /// How `Encodable` records are written: the strategies users know from `JSONEncoder`, matching
 /// ``JSONRecordDecodingOptions``.
 public struct JSONRecordEncodingOptions: Sendable {
+    /// How property names become JSON keys (as `JSONEncoder.KeyEncodingStrategy`).
     public enum KeyEncodingStrategy: Sendable {
         /// Keys as the type names them.
         case useDefaultKeys
@@ -12,21 +13,32 @@ public struct JSONRecordEncodingOptions: Sendable {
         case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
     }
 
+    /// How `Date` values are written (as `JSONEncoder.DateEncodingStrategy`).
     public enum DateEncodingStrategy: Sendable {
         /// `Date`'s own `Encodable`: seconds since 2001-01-01.
         case deferredToDate
+        /// A number of seconds since 1970-01-01 (UNIX time).
         case secondsSince1970
+        /// A number of milliseconds since 1970-01-01.
         case millisecondsSince1970
         /// ISO 8601 / RFC 3339, e.g. `2026-11-29T10:00:00Z`.
         case iso8601
+        /// Your own encoding of the date, through the encoder given (one value).
         case custom(@Sendable (Date, any Encoder) throws -> Void)
     }
 
+    /// How property names become keys (default: as they are).
     public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
+    /// How dates are written (default: `Date`'s own `Encodable`).
     public var dateEncodingStrategy: DateEncodingStrategy = .deferredToDate
+    /// Values your `encode(to:)` implementations read from `encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
-    public init(keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys, dateEncodingStrategy: DateEncodingStrategy = .deferredToDate) {
+    /// Options with the given strategies.
+    public init(
+        keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys,
+        dateEncodingStrategy: DateEncodingStrategy = .deferredToDate
+    ) {
         self.keyEncodingStrategy = keyEncodingStrategy
         self.dateEncodingStrategy = dateEncodingStrategy
     }

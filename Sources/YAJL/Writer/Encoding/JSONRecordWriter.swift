@@ -26,7 +26,9 @@ public final class JSONRecordWriter<Record: Encodable> {
 
     /// A writer of records to `sink`. `writerOptions` can beautify the `.array` layout.
     public init(
-        to sink: some JSONOutputSink, layout: Layout = .array, writerOptions: JSONWriter.Options = JSONWriter.Options(),
+        to sink: some JSONOutputSink,
+        layout: Layout = .array,
+        writerOptions: JSONWriter.Options = JSONWriter.Options(),
         encoding: JSONRecordEncodingOptions = JSONRecordEncodingOptions()
     ) {
         self.layout = layout

@@ -46,7 +46,8 @@ final class StreamingEncoder: Encoder {
         case let date as Date: try encode(date: date)
         case let data as Data: try primitive { try writer.string(data.base64EncodedString()) }
         case let url as URL: try primitive { try writer.string(url.absoluteString) }
-        case let decimal as Decimal: try primitive { try writer.number(JSONNumber(text: "\(decimal)", value: .unrepresentable)) }
+        case let decimal as Decimal:
+            try primitive { try writer.number(JSONNumber(text: "\(decimal)", value: .unrepresentable)) }
         case let json as JSONValue: try primitive { try write(json) }
         default: try value.encode(to: self)
         }
@@ -134,11 +135,21 @@ struct StreamingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encodeNil(forKey key: Key) throws { try member(key) { try encoder.writer.null() } }
     mutating func encode(_ value: Bool, forKey key: Key) throws { try member(key) { try encoder.writer.bool(value) } }
-    mutating func encode(_ value: String, forKey key: Key) throws { try member(key) { try encoder.writer.string(value) } }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try member(key) { try encoder.writer.double(value) } }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try member(key) { try encoder.writer.double(Double(value)) } }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try member(key) { try encoder.writer.integer(Int64(value)) } }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try member(key) { try encoder.writer.integer(value) } }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        try member(key) { try encoder.writer.string(value) }
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        try member(key) { try encoder.writer.double(value) }
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        try member(key) { try encoder.writer.double(Double(value)) }
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        try member(key) { try encoder.writer.integer(Int64(value)) }
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        try member(key) { try encoder.writer.integer(value) }
+    }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try encoder.close(deeperThan: level)
@@ -146,11 +157,20 @@ struct StreamingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try encoder.encodeValue(value, at: .key(key.stringValue, parent: node))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         try? encoder.close(deeperThan: level)
         try? encoder.key(key)
         let nested = (try? encoder.openContainer(object: true)) ?? level
-        return KeyedEncodingContainer(StreamingKeyedContainer<NestedKey>(encoder: encoder, level: nested, node: .key(key.stringValue, parent: node)))
+        return KeyedEncodingContainer(
+            StreamingKeyedContainer<NestedKey>(
+                encoder: encoder,
+                level: nested,
+                node: .key(key.stringValue, parent: node)
+            )
+        )
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -189,11 +209,26 @@ struct StreamingUnkeyedContainer: UnkeyedEncodingContainer {
         count += 1
     }
 
-    mutating func encodeNil() throws { let writer = encoder.writer; try element { try writer.null() } }
-    mutating func encode(_ value: Bool) throws { let writer = encoder.writer; try element { try writer.bool(value) } }
-    mutating func encode(_ value: String) throws { let writer = encoder.writer; try element { try writer.string(value) } }
-    mutating func encode(_ value: Double) throws { let writer = encoder.writer; try element { try writer.double(value) } }
-    mutating func encode(_ value: Int) throws { let writer = encoder.writer; try element { try writer.integer(Int64(value)) } }
+    mutating func encodeNil() throws {
+        let writer = encoder.writer
+        try element { try writer.null() }
+    }
+    mutating func encode(_ value: Bool) throws {
+        let writer = encoder.writer
+        try element { try writer.bool(value) }
+    }
+    mutating func encode(_ value: String) throws {
+        let writer = encoder.writer
+        try element { try writer.string(value) }
+    }
+    mutating func encode(_ value: Double) throws {
+        let writer = encoder.writer
+        try element { try writer.double(value) }
+    }
+    mutating func encode(_ value: Int) throws {
+        let writer = encoder.writer
+        try element { try writer.integer(Int64(value)) }
+    }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try encoder.close(deeperThan: level)
@@ -201,11 +236,15 @@ struct StreamingUnkeyedContainer: UnkeyedEncodingContainer {
         count += 1
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         try? encoder.close(deeperThan: level)
         let nested = (try? encoder.openContainer(object: true)) ?? level
         count += 1
-        return KeyedEncodingContainer(StreamingKeyedContainer<NestedKey>(encoder: encoder, level: nested, node: .index(count - 1, parent: node)))
+        return KeyedEncodingContainer(
+            StreamingKeyedContainer<NestedKey>(encoder: encoder, level: nested, node: .index(count - 1, parent: node))
+        )
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -234,7 +273,9 @@ struct StreamingSingleValue: SingleValueEncodingContainer {
     mutating func encode(_ value: Int) throws { try encoder.primitive { try encoder.writer.integer(Int64(value)) } }
     mutating func encode(_ value: Int64) throws { try encoder.primitive { try encoder.writer.integer(value) } }
     mutating func encode(_ value: UInt64) throws {
-        try encoder.primitive { try encoder.writer.number(JSONNumber(text: String(value), value: .double(Double(value)))) }
+        try encoder.primitive {
+            try encoder.writer.number(JSONNumber(text: String(value), value: .double(Double(value))))
+        }
     }
     mutating func encode<T: Encodable>(_ value: T) throws { try encoder.encodeValue(value, at: encoder.node) }
 }
