@@ -112,7 +112,8 @@ final class CurlTransfer {
         }
         if let caCertificates = request.caCertificates { _ = ccurl_setopt_string(easy, CURLOPT_CAINFO, caCertificates) }
         _ = ccurl_setopt_string(easy, CURLOPT_USERAGENT, "swift-yajl")
-        if request.decodesCompression { _ = ccurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "") }  // what curl can decode
+        // An empty Accept-Encoding asks for what curl can decode.
+        if request.decodesCompression { _ = ccurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "") }
         var list: UnsafeMutablePointer<curl_slist>?
         for header in request.headers { list = curl_slist_append(list, header) }
         requestHeaders = list
