@@ -43,7 +43,23 @@ let package = Package(
             dependencies: ["YAJL", "YAJLFixtures", "CYAJLBaseline"],
             path: "Benchmarks/YAJLBenchmarks"
         ),
-        .testTarget(name: "YAJLTests", dependencies: ["YAJL", "YAJLHTTP", "YAJLFixtures"], path: "Tests/YAJLTests"),
+        // Tests, one target per module, sharing one helper target (package access, no copies).
+        .target(name: "YAJLTestSupport", dependencies: ["YAJL", "YAJLFixtures"], path: "Tests/YAJLTestSupport"),
+        .testTarget(
+            name: "YAJLTests",
+            dependencies: ["YAJL", "YAJLFixtures", "YAJLTestSupport"],
+            path: "Tests/YAJLTests"
+        ),
+        .testTarget(
+            name: "YAJLHTTPTests",
+            dependencies: ["YAJL", "YAJLHTTP", "YAJLFixtures", "YAJLTestSupport"],
+            path: "Tests/YAJLHTTPTests"
+        ),
+        .testTarget(
+            name: "YAJLToolTests",
+            dependencies: ["YAJL", "YAJLFixtures", "YAJLTestSupport"],
+            path: "Tests/YAJLToolTests"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YAJL
+import YAJLTestSupport
 
 // The README's example, compiled and run, so the README cannot drift from the API.
 final class CityCounter: JSONEventHandler {

@@ -1,35 +1,9 @@
 import Foundation
 import Testing
 import YAJLFixtures
+import YAJLTestSupport
 
 @testable import YAJL
-
-/// Counts events like `yajl stats` does, through the public typed-event layer with paths on.
-final class CountingHandler: JSONEventHandler {
-    var counts = DocumentGenerator.Counts()
-    var pathChecks = 0
-
-    func startObject(context: JSONEventContext) throws { counts.maps += 1 }
-    func startArray(context: JSONEventContext) throws { counts.arrays += 1 }
-    func key(_ key: JSONStringView, context: JSONEventContext) throws { counts.keys += 1 }
-    func string(_ value: JSONStringView, context: JSONEventContext) throws { counts.strings += 1 }
-    func bool(_ value: Bool, context: JSONEventContext) throws { counts.booleans += 1 }
-    func null(context: JSONEventContext) throws {
-        counts.nulls += 1
-        // Spot-check the path of one event per record, far into the document.
-        if counts.nulls % 100_000 == 0 {
-            #expect(context.path?.description == "$.results[\(counts.nulls - 1)].note")
-            pathChecks += 1
-        }
-    }
-    func number(_ value: JSONNumberView, context: JSONEventContext) throws {
-        switch value.value {
-        case .integer: counts.integers += 1
-        case .double: counts.doubles += 1
-        case .unrepresentable: counts.numbers += 1
-        }
-    }
-}
 
 @Suite("Large fixture", .serialized)
 struct LargeFixtureTests {
@@ -53,6 +27,7 @@ struct LargeFixtureTests {
         counts.maxDepth = parser.maxDepthSeen
         counts.records = expected.records
         #expect(counts == expected)
+        #expect(handler.pathMismatches.isEmpty, "\(handler.pathMismatches.prefix(3))")
         #expect(handler.pathChecks > 10)
         if resetPeak {
             print("large fixture: \(expected.bytes >> 20) MiB parsed, peak RSS growth \((peak - before) >> 10) KiB")

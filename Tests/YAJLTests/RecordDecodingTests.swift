@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YAJLFixtures
+import YAJLTestSupport
 
 @testable import YAJL
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import YAJLTestSupport
 
 @testable import YAJL
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YAJLHTTP
+import YAJLTestSupport
 
 @testable import YAJL
 
@@ -29,9 +30,7 @@ struct NetworkFaultTests {
         #expect(digest.events == document.events && digest.digest == document.digest)
     }
 
-    static func log(_ server: TestHTTPServer) -> [String] {
-        ((try? String(contentsOfFile: server.log.path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
+    static func log(_ server: TestHTTPServer) -> [String] { server.requests }
 
     // MARK: Never splice a changed resource
 

@@ -2,87 +2,9 @@ import Foundation
 import Testing
 import YAJLFixtures
 import YAJLHTTP
+import YAJLTestSupport
 
 @testable import YAJL
-
-/// The loopback HTTP server of scripts/test-http-server.py, started for one test.
-final class TestHTTPServer {
-    let port: Int
-    let log: TemporaryFile
-    private let process: Process
-
-    static let script = SharedMaterial.packageRoot.appendingPathComponent("scripts/test-http-server.py").path
-    static let python: String? = {
-        for path in ["/usr/bin/python3", "/usr/local/bin/python3"]
-        where FileManager.default.isExecutableFile(atPath: path) { return path }
-        print("⚠️  SKIPPING network tests: python3 is not installed (scripts/install-deps.sh installs it)")
-        return nil
-    }()
-
-    let scheme: String
-
-    init(serving file: String, _ arguments: [String] = []) throws {
-        scheme = arguments.contains("--tls") ? "https" : "http"
-        log = TemporaryFile("server.log")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.python))
-        process.arguments = [Self.script, file, "--log", log.path, "--idle", "60"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            guard !byte.isEmpty else { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        port = try #require(
-            Int(text.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
-            "server said \(text)"
-        )
-    }
-
-    var url: URL { URL(string: "\(scheme)://127.0.0.1:\(port)/doc.json")! }
-
-    /// The Range headers the server received, in order.
-    var ranges: [String] {
-        ((try? String(contentsOfFile: log.path, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line in
-            line.split(separator: " ").first { $0.hasPrefix("Range=") }.map { String($0.dropFirst(6)) }
-        }
-    }
-
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
-        log.remove()
-    }
-}
-
-/// Hashes every event (kind, bytes, depth), so two parses can be compared without keeping events.
-final class EventDigest: JSONEventHandler {
-    private(set) var events = 0
-    private(set) var digest: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    private func mix(_ tag: UInt8, _ bytes: UnsafeRawBufferPointer? = nil, _ depth: Int) {
-        events += 1
-        digest = (digest ^ UInt64(tag)) &* 0x100_0000_01b3
-        digest = (digest ^ UInt64(depth)) &* 0x100_0000_01b3
-        for byte in bytes ?? UnsafeRawBufferPointer(start: nil, count: 0) {
-            digest = (digest ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-    }
-
-    func startObject(context: JSONEventContext) throws { mix(1, nil, context.depth) }
-    func endObject(context: JSONEventContext) throws { mix(2, nil, context.depth) }
-    func startArray(context: JSONEventContext) throws { mix(3, nil, context.depth) }
-    func endArray(context: JSONEventContext) throws { mix(4, nil, context.depth) }
-    func key(_ key: JSONStringView, context: JSONEventContext) throws { mix(5, key.bytes, context.depth) }
-    func string(_ value: JSONStringView, context: JSONEventContext) throws { mix(6, value.bytes, context.depth) }
-    func number(_ value: JSONNumberView, context: JSONEventContext) throws { mix(7, value.bytes, context.depth) }
-    func bool(_ value: Bool, context: JSONEventContext) throws { mix(value ? 8 : 9, nil, context.depth) }
-    func null(context: JSONEventContext) throws { mix(10, nil, context.depth) }
-}
 
 @Suite(
     "HTTP byte source",
@@ -90,16 +12,8 @@ final class EventDigest: JSONEventHandler {
     .enabled(if: TestHTTPServer.python != nil, "python3 missing: network tests skipped")
 )
 struct NetworkTests {
-    /// A generated 8 MiB records document, shared by the tests of this suite run.
-    static let document: (path: String, digest: UInt64, events: Int) = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "swift-yajl-http-\(ProcessInfo.processInfo.processIdentifier).json"
-        ).path
-        _ = try? DocumentGenerator.write(.records, targetBytes: 8 << 20, to: path)
-        let local = EventDigest()
-        _ = try? JSONParser(handler: local).parse(from: .file(path))
-        return (path, local.digest, local.events)
-    }()
+    /// The generated 8 MiB records document the servers serve.
+    static var document: (path: String, digest: UInt64, events: Int) { TestHTTPServer.document }
 
     static var quick: HTTPOptions { HTTPOptions(backoff: 0.01) }
 

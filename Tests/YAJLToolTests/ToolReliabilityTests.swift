@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YAJLFixtures
+import YAJLTestSupport
 
 /// The tool's side of the reliability issue, black-box: output errors, options that must not
 /// crash, big integers, empty NDJSON, `--limit 0`, and messages that read well.

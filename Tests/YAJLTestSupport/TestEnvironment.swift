@@ -1,11 +1,14 @@
 import Foundation
 
-/// Where the shared test material lives (`../shared` beside the package), if it is there.
-enum SharedMaterial {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+/// The test targets' shared helpers: the shared material, process memory, temporary files, the
+/// loopback HTTP server and the `yajl` tool runner (`package` access, one copy for all targets).
 
-    static let root: URL? = {
+/// Where the shared test material lives (`../shared` beside the package), if it is there.
+package enum SharedMaterial {
+    package static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    package static let root: URL? = {
         let candidates = [
             ProcessInfo.processInfo.environment["YAJL_SHARED_DIR"].map { URL(fileURLWithPath: $0) },
             packageRoot.deletingLastPathComponent().appendingPathComponent("shared"),
@@ -21,19 +24,19 @@ enum SharedMaterial {
         return found
     }()
 
-    static var conformanceDirectory: URL? {
+    package static var conformanceDirectory: URL? {
         root?.appendingPathComponent("conformance/JSONTestSuite/test_parsing")
     }
 
-    static var corpusDirectory: URL? { root?.appendingPathComponent("corpus") }
+    package static var corpusDirectory: URL? { root?.appendingPathComponent("corpus") }
 
-    static var isAvailable: Bool { root != nil }
+    package static var isAvailable: Bool { root != nil }
 }
 
 /// Process memory figures from /proc/self/status (Linux).
-enum ProcessMemory {
+package enum ProcessMemory {
     /// A field of /proc/self/status in bytes (`VmRSS`, `VmHWM`).
-    static func field(_ name: String) -> Int? {
+    package static func field(_ name: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
             let digits = line.split(separator: " ").compactMap { Int($0) }
@@ -43,13 +46,13 @@ enum ProcessMemory {
     }
 
     /// Resets the peak RSS (`VmHWM`) to the current RSS, so a later peak measures only what follows.
-    static func resetPeak() -> Bool {
+    package static func resetPeak() -> Bool {
         unavailable == nil
             && (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
     }
 
     /// Why peak-memory checks cannot run here (the tests then say so), or `nil`.
-    static var unavailable: String? {
+    package static var unavailable: String? {
         if let sanitizer = ProcessInfo.processInfo.environment["YAJL_SANITIZER"] {
             return "running under the \(sanitizer) sanitizer, whose shadow memory and quarantine dominate RSS"
         }
@@ -61,10 +64,10 @@ enum ProcessMemory {
 }
 
 /// A temporary file removed when the test is done.
-struct TemporaryFile {
-    let path: String
+package struct TemporaryFile {
+    package let path: String
 
-    init(_ name: String) {
+    package init(_ name: String) {
         path =
             FileManager.default.temporaryDirectory
             .appendingPathComponent(
@@ -72,5 +75,5 @@ struct TemporaryFile {
             ).path
     }
 
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
+    package func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
