@@ -1,3 +1,6 @@
+// About 330 lines: the public push parser and its feeding steps (byte order mark, limits, UTF-8
+// check, pieces). Its error construction is in JSONParser+Errors.swift, YAJL calls in the bridge.
+
 /// A streaming (push) JSON parser over YAJL: feed it bytes in chunks of any size, and it calls
 /// your ``JSONEventHandler`` for every event, each with its path.
 ///
@@ -35,14 +38,14 @@ public final class JSONParser {
     /// The options this parser was created with.
     public let options: Options
     /// Where the parser is in its life.
-    public private(set) var state: State = .parsing
+    public internal(set) var state: State = .parsing
     /// Bytes accepted so far (input after a stop or an error is not counted).
-    public private(set) var bytesConsumed = 0
+    public internal(set) var bytesConsumed = 0
 
     /// The handler, strongly held here (the C bridge holds it unowned).
     private let handler: any JSONEventHandler
-    private let bridge: YAJLParserBridge
-    private var failure: (any Error)?
+    let bridge: YAJLParserBridge
+    var failure: (any Error)?
     /// Why ``options`` cannot be used, found when the parser was made; thrown by the first call.
     private let optionsError: JSONOptionError?
     /// ``Options/maxTokenBytes``, within its valid range (so that no arithmetic on it can trap).
@@ -319,108 +322,6 @@ public final class JSONParser {
         if state == .stopped { return .stopped }
         state = .finished
         return .finished
-    }
-
-    // MARK: Errors
-
-    /// Turns a bridge status into a state change or a thrown, located error.
-    private func check(_ status: YAJLParserBridge.Status, chunk: UnsafeRawBufferPointer, base: Int) throws {
-        switch status {
-        case .ok:
-            return
-        case .stopped:
-            if let pending = bridge.state.pointee.pendingError {
-                bridge.state.pointee.pendingError = nil
-                if case LimitViolation.depth(let offset) = pending {
-                    throw fail(
-                        limitError(
-                            .depthLimitExceeded,
-                            "nesting is deeper than \(options.maxDepth) levels",
-                            option: "maxDepth",
-                            offset: offset,
-                            chunk: chunk,
-                            base: base
-                        )
-                    )
-                }
-                throw fail(pending)
-            }
-            // The handler asked to stop: count the input up to the event that stopped it.
-            bytesConsumed = bridge.state.pointee.currentOffset
-            state = .stopped
-        case .error(let error):
-            throw fail(
-                parseError(
-                    error.kind,
-                    error.message,
-                    offset: error.offset,
-                    chunk: chunk,
-                    base: base,
-                    mayStartNextValue: error.mayStartNextValue,
-                    isInsideString: error.isInsideString
-                )
-            )
-        }
-    }
-
-    private func fail(_ error: any Error) -> any Error {
-        state = .failed
-        failure = error
-        return error
-    }
-
-    private func limitError(
-        _ kind: JSONParseError.Kind,
-        _ what: String,
-        option: String,
-        offset: Int,
-        chunk: UnsafeRawBufferPointer,
-        base: Int
-    ) -> JSONParseError {
-        parseError(kind, "\(what) (raise Options.\(option))", option: option, offset: offset, chunk: chunk, base: base)
-    }
-
-    /// A located error. `mayStartNextValue` and `isInsideString` say where its path points (see
-    /// ``YAJLError``); an error found on the Swift side is inside a string when it is about UTF-8
-    /// or an escape.
-    private func parseError(
-        _ kind: JSONParseError.Kind,
-        _ message: String,
-        option: String? = nil,
-        offset: Int,
-        chunk: UnsafeRawBufferPointer,
-        base: Int,
-        mayStartNextValue: Bool = false,
-        isInsideString: Bool? = nil
-    ) -> JSONParseError {
-        let position = bridge.state.pointee.position
-        let (line, column) = position.lineAndColumn(of: offset, in: chunk, base: base)
-        let (excerpt, marker) = position.excerpt(around: offset, in: chunk, base: base)
-        var path: JSONPath?
-        if options.tracksPath {
-            // A token where a value or key was expected (after `[`, `{` or `,`) is located at that
-            // next element or at the object, not at the value before it.
-            // So is an error inside a string in an array: the string's event has not come yet.
-            let insideString = isInsideString ?? (kind == .invalidUTF8 || kind == .invalidEscape)
-            let atNextValue =
-                (insideString && bridge.state.pointee.path.innermostIsArray)
-                || (mayStartNextValue
-                    && [UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "{")].contains(
-                        position.lastSignificantByte(before: offset, in: chunk, base: base)
-                    ))
-            path = bridge.state.pointee.path.materialize(atNextValue: atNextValue)
-        }
-        return JSONParseError(
-            kind: kind,
-            message: message,
-            limitOption: option,
-            byteOffset: offset,
-            line: line,
-            column: column,
-            path: path,
-            excerpt: excerpt,
-            excerptMarker: marker
-        )
     }
 }
 

@@ -35,7 +35,7 @@ public struct JSONPathQuery: Sendable, Hashable, CustomStringConvertible {
 
     /// Compiles `expression`.
     /// - Throws: ``JSONPathSyntaxError`` pointing at the offending character.
-    public init(_ expression: String) throws {
+    public init(_ expression: String) throws(JSONPathSyntaxError) {
         self.expression = expression
         var parser = JSONPathParser(expression)
         segments = try parser.parseQuery()
@@ -96,7 +96,7 @@ struct JSONPathParser {
 
     private var current: Character? { position < characters.count ? characters[position] : nil }
 
-    mutating func parseQuery() throws -> [JSONPathQuery.Segment] {
+    mutating func parseQuery() throws(JSONPathSyntaxError) -> [JSONPathQuery.Segment] {
         guard current == "$" else { throw error("a JSONPath starts with '$'") }
         position += 1
         var segments: [JSONPathQuery.Segment] = []
@@ -133,7 +133,7 @@ struct JSONPathParser {
         return segments
     }
 
-    private mutating func parseName() throws -> String {
+    private mutating func parseName() throws(JSONPathSyntaxError) -> String {
         let start = position
         while let character = current, isNameCharacter(character, first: position == start) { position += 1 }
         guard position > start else {
@@ -148,7 +148,7 @@ struct JSONPathParser {
         return !character.isASCII  // RFC 9535 allows any non-ASCII character in a shorthand name
     }
 
-    private mutating func parseBracket() throws -> JSONPathQuery.Selector {
+    private mutating func parseBracket() throws(JSONPathSyntaxError) -> JSONPathQuery.Selector {
         let open = position
         position += 1  // [
         let selector: JSONPathQuery.Selector
@@ -179,7 +179,7 @@ struct JSONPathParser {
         return selector
     }
 
-    private mutating func parseIndex() throws -> Int {
+    private mutating func parseIndex() throws(JSONPathSyntaxError) -> Int {
         let start = position
         while let c = current, c.isASCII, c.isNumber { position += 1 }
         let digits = String(characters[start..<position])
@@ -188,7 +188,7 @@ struct JSONPathParser {
         return index
     }
 
-    private mutating func parseQuoted() throws -> String {
+    private mutating func parseQuoted() throws(JSONPathSyntaxError) -> String {
         let quote = characters[position]
         position += 1
         var text = ""
@@ -229,7 +229,7 @@ struct JSONPathParser {
         throw error("unterminated quoted name")
     }
 
-    private mutating func parseHex4() throws -> UInt32 {
+    private mutating func parseHex4() throws(JSONPathSyntaxError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard let c = current, let digit = c.hexDigitValue else { throw error("expected 4 hex digits after \\u") }

@@ -59,15 +59,14 @@ public struct JSONRecordOptions: Sendable {
 
 /// What a record stream has done so far: records delivered, records skipped and why, bytes read.
 /// Safe to read from any thread while the stream runs.
-public final class JSONRecordReport: @unchecked Sendable {
-    private let lock = NSLock()
+public final class JSONRecordReport: Sendable {
     // Counted per record and per read: atomics, not the lock. With concurrent parsing the caller
     // writes the first and the parsing thread the second: a cache line apart.
     private let _delivered = Atomic<Int>(0)
     private let cacheLinePadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     private let _bytesRead = Atomic<Int>(0)
-    private var _skipped = 0
-    private var _failures: [JSONRecordDecodingError] = []
+    /// Skipped records and the errors kept, changed together.
+    private let skips = Mutex<(count: Int, kept: [JSONRecordDecodingError])>((0, []))
     private let maxKept: Int
 
     init(maxKept: Int) { self.maxKept = maxKept }
@@ -75,17 +74,17 @@ public final class JSONRecordReport: @unchecked Sendable {
     /// Records handed out.
     public var deliveredCount: Int { _delivered.load(ordering: .relaxed) }
     /// Records skipped because they did not decode (with ``JSONRecordOptions/DecodingFailurePolicy/skip``).
-    public var skippedCount: Int { lock.withLock { _skipped } }
+    public var skippedCount: Int { skips.withLock { $0.count } }
     /// The errors of the first skipped records (up to ``JSONRecordOptions/maxKeptFailures``).
-    public var failures: [JSONRecordDecodingError] { lock.withLock { _failures } }
+    public var failures: [JSONRecordDecodingError] { skips.withLock { $0.kept } }
     /// Bytes of input consumed by the parser.
     public var bytesRead: Int { _bytesRead.load(ordering: .relaxed) }
 
     func delivered() { _delivered.add(1, ordering: .relaxed) }
     func skipped(_ error: JSONRecordDecodingError) {
-        lock.withLock {
-            _skipped += 1
-            if _failures.count < maxKept { _failures.append(error) }
+        skips.withLock { skips in
+            skips.count += 1
+            if skips.kept.count < maxKept { skips.kept.append(error) }
         }
     }
     func setBytesRead(_ bytes: Int) { _bytesRead.store(bytes, ordering: .relaxed) }

@@ -43,7 +43,9 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
     }
 
     private init(_ type: Record.Type, at paths: [String], from source: Source, options: JSONRecordOptions) {
-        queries = Result { try paths.map(JSONPathQuery.init) }.mapError { $0 as! JSONPathSyntaxError }
+        queries = Result { () throws(JSONPathSyntaxError) in
+            try paths.map { path throws(JSONPathSyntaxError) in try JSONPathQuery(path) }
+        }
         self.source = source
         self.options = options
         report = JSONRecordReport(maxKept: options.maxKeptFailures)

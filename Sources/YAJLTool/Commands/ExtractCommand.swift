@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import YAJL
 import YAJLHTTP
 
@@ -73,11 +74,10 @@ func fileSize(_ path: String) -> Int? {
 }
 
 /// The latest progress of an HTTP download, shared with the progress line.
-final class DownloadState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var latest: HTTPProgress?
-    func update(_ progress: HTTPProgress) { lock.withLock { latest = progress } }
-    var progress: HTTPProgress? { lock.withLock { latest } }
+final class DownloadState: Sendable {
+    private let latest = Mutex<HTTPProgress?>(nil)
+    func update(_ progress: HTTPProgress) { latest.withLock { $0 = progress } }
+    var progress: HTTPProgress? { latest.withLock { $0 } }
 }
 
 /// `  128.0 MiB of 512.0 MiB (25%)   310 MB/s   1234567 records   1 resume`, redrawn on stderr at

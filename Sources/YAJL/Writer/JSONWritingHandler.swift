@@ -1,0 +1,24 @@
+/// Re-emits parse events to a ``JSONWriter``: parse then write. Strings and keys are passed as
+/// bytes and numbers as their original text, so a minified document comes out byte for byte as
+/// YAJL's own `json_reformat -m` writes it.
+public final class JSONWritingHandler: JSONEventHandler {
+    /// The writer the events go to.
+    public let writer: JSONWriter
+
+    /// A handler that writes every event it receives to `writer`.
+    public init(writer: JSONWriter) { self.writer = writer }
+
+    public func startObject(context: JSONEventContext) throws { try writer.startObject() }
+    public func endObject(context: JSONEventContext) throws { try writer.endObject() }
+    public func startArray(context: JSONEventContext) throws { try writer.startArray() }
+    public func endArray(context: JSONEventContext) throws { try writer.endArray() }
+    public func key(_ key: JSONStringView, context: JSONEventContext) throws { try writer.key(utf8: key.bytes) }
+    public func string(_ value: JSONStringView, context: JSONEventContext) throws {
+        try writer.string(utf8: value.bytes)
+    }
+    public func number(_ value: JSONNumberView, context: JSONEventContext) throws {
+        try writer.number(validatedText: value.bytes)
+    }
+    public func bool(_ value: Bool, context: JSONEventContext) throws { try writer.bool(value) }
+    public func null(context: JSONEventContext) throws { try writer.null() }
+}
