@@ -2,7 +2,8 @@
 //
 // Checks, for every input: no crash (AddressSanitizer watches memory); the same events and the
 // same error, at the same absolute offset, line and column, whether the bytes come in one piece
-// or in the fuzzer's chunks; and every error located inside the input.
+// or in the fuzzer's chunks; every error located inside the input; and every number's value
+// bit-exact with strtod (the Eisel-Lemire path and its fallbacks).
 
 /// What one parse produced.
 struct ParseOutcome: Equatable {
@@ -12,7 +13,10 @@ struct ParseOutcome: Equatable {
 
 func parse(_ document: [UInt8], options: JSONParser.Options, chunks: [Int]) -> (ParseOutcome, JSONParseError?) {
     var outcome = ParseOutcome()
-    let parser = JSONParser(options: options) { event, _ in outcome.events.append(event) }
+    let parser = JSONParser(options: options) { event, _ in
+        if case .number(let number) = event { checkAgainstStrtod(number) }
+        outcome.events.append(event)
+    }
     do {
         var start = 0
         for size in chunks {
@@ -27,6 +31,25 @@ func parse(_ document: [UInt8], options: JSONParser.Options, chunks: [Int]) -> (
         return (outcome, error)
     } catch {
         fuzzFailure("an error that is not a JSONParseError: \(error)")
+    }
+}
+
+/// A number's value must be what `strtod` gives for its text (an integer that fits aside).
+func checkAgainstStrtod(_ number: JSONNumber) {
+    var text = number.text
+    text.withUTF8 { utf8 in
+        let raw = UnsafeRawBufferPointer(utf8)
+        let expected = JSONNumberParser.strtodValue(raw)
+        switch number.value {
+        case .double(let value):
+            if value.bitPattern != expected.bitPattern { fuzzFailure("\(number.text): \(value), strtod \(expected)") }
+        case .integer(let value):
+            if Double(value) != expected { fuzzFailure("\(number.text): integer \(value), strtod \(expected)") }
+        case .unrepresentable:
+            if expected.isFinite && raw.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
+                fuzzFailure("\(number.text): unrepresentable, strtod \(expected)")
+            }
+        }
     }
 }
 

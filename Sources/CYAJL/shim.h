@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "utf8_prefix.h"
+#include "powers_of_five.h"
 
 /* yajl_config(handle, option, int): every parser option takes one int. */
 static inline int cyajl_config(yajl_handle handle, yajl_option option, int enabled) {

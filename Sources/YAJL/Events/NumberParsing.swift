@@ -2,16 +2,20 @@ private import CYAJL
 
 /// Converts YAJL's number text (already validated by its lexer) into a ``JSONNumber/Value``.
 ///
-/// Integers take a digit loop with overflow checks. Doubles take Clinger's fast path (at most 19
-/// significant digits, value below 2^53, power of ten at most 22: one correctly rounded IEEE
-/// operation gives the exact answer), which covers nearly all real-world numbers; anything else
-/// goes to `strtod_l` in the C locale through the shim.
+/// One pass over the digits (eight at a time where it can) keeps the first 19 significant ones.
+/// Integers that fit are exact. Doubles take Clinger's fast path (value below 2^53, power of ten
+/// at most 22: one correctly rounded operation), else Eisel–Lemire (``EiselLemire``), which is
+/// exact for 19 digits; only a longer decimal that Eisel–Lemire cannot decide goes to `strtod_l`
+/// in the C locale through the shim.
 enum JSONNumberParser {
     private static let exactPowersOfTen: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ]
 
+    /// The value of validated JSON number text, from one pass over its digits: an `Int64` when it
+    /// is an integer that fits, else the nearest `Double` (bit-exact with `strtod`), else
+    /// `.unrepresentable` (an integer past `Int64`, a magnitude past `Double`).
     static func classify(_ text: UnsafeRawBufferPointer) -> JSONNumber.Value {
         let count = text.count
         guard count > 0, let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
@@ -21,25 +25,41 @@ enum JSONNumberParser {
         let negative = base[0] == UInt8(ascii: "-")
         if negative { i = 1 }
 
-        // Integer part, accumulated as a magnitude with overflow detection.
+        // The first 19 significant digits, exactly (19 digits always fit a UInt64); later ones
+        // only say whether the decimal was cut (`truncated`) and move the exponent.
         var mantissa: UInt64 = 0
-        var significantDigits = 0
-        var overflowed = false
+        var digits = 0
+        var truncated = false
+        var exponent = 0
+        // Integer part: its first digit, then eight at a time while they come, then one by one.
+        if i < count, base[i] > UInt8(ascii: "0"), base[i] <= UInt8(ascii: "9") {
+            mantissa = UInt64(base[i] &- UInt8(ascii: "0"))
+            digits = 1
+            i += 1
+            while digits <= 11 && count - i >= 8, let eight = eightDigits(base + i) {
+                mantissa = mantissa &* 100_000_000 &+ eight
+                digits += 8
+                i += 8
+            }
+        }
         while i < count {
             let digit = base[i] &- UInt8(ascii: "0")
             guard digit < 10 else { break }
-            if significantDigits > 0 || digit != 0 { significantDigits += 1 }
-            if !overflowed {
-                let (times10, o1) = mantissa.multipliedReportingOverflow(by: 10)
-                let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
-                if o1 || o2 { overflowed = true } else { mantissa = sum }
+            if digits < 19 {
+                if mantissa | UInt64(digit) != 0 {
+                    mantissa = mantissa &* 10 &+ UInt64(digit)
+                    digits += 1
+                }
+            } else {
+                exponent += 1
+                truncated = truncated || digit != 0
             }
             i += 1
         }
         if i == count {
             // No fraction, no exponent: an integer if it fits; else only its exact text is kept
             // (rounding it to a double would silently change it).
-            if !overflowed {
+            if exponent == 0 {
                 if negative {
                     if mantissa <= UInt64(Int64.max) { return .integer(-Int64(mantissa)) }
                     if mantissa == UInt64(Int64.max) + 1 { return .integer(Int64.min) }
@@ -49,29 +69,31 @@ enum JSONNumberParser {
             }
             return .unrepresentable
         }
-
-        // Fraction.
-        var exponent = 0
+        // Fraction: each digit kept lowers the exponent (leading zeros too).
         if base[i] == UInt8(ascii: ".") {
             i += 1
+            while mantissa != 0 && digits <= 11 && count - i >= 8, let eight = eightDigits(base + i) {
+                mantissa = mantissa &* 100_000_000 &+ eight
+                digits += 8
+                exponent -= 8
+                i += 8
+            }
             while i < count {
                 let digit = base[i] &- UInt8(ascii: "0")
                 guard digit < 10 else { break }
-                if significantDigits > 0 || digit != 0 { significantDigits += 1 }
-                if !overflowed {
-                    let (times10, o1) = mantissa.multipliedReportingOverflow(by: 10)
-                    let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
-                    if o1 || o2 {
-                        overflowed = true
-                    } else {
-                        mantissa = sum
-                        exponent -= 1
+                if digits < 19 {
+                    if mantissa | UInt64(digit) != 0 {
+                        mantissa = mantissa &* 10 &+ UInt64(digit)
+                        digits += 1
                     }
+                    exponent -= 1
+                } else {
+                    truncated = truncated || digit != 0
                 }
                 i += 1
             }
         }
-        // Exponent.
+        // Exponent (clamped: anything past ±100 000 is zero or infinity anyway).
         if i < count && (base[i] | 0x20) == UInt8(ascii: "e") {
             i += 1
             var exponentNegative = false
@@ -88,12 +110,45 @@ enum JSONNumberParser {
             }
             exponent += exponentNegative ? -written : written
         }
-        if !overflowed && significantDigits <= 19 && mantissa <= (1 << 53) && exponent >= -22 && exponent <= 22 {
-            var value = Double(mantissa)
-            if exponent < 0 { value /= exactPowersOfTen[-exponent] } else { value *= exactPowersOfTen[exponent] }
-            return .double(negative ? -value : value)
+        let value: Double
+        if !truncated && mantissa <= (1 << 53) && exponent >= -22 && exponent <= 22 {
+            // Clinger's fast path: one correctly rounded operation on exact operands.
+            value =
+                exponent < 0
+                ? Double(mantissa) / exactPowersOfTen[-exponent] : Double(mantissa) * exactPowersOfTen[exponent]
+        } else if !truncated {
+            value = EiselLemire.double(mantissa, exponent)
+        } else {
+            // More than 19 digits: the value lies between w and w + 1 (times 10^q). When both round
+            // to the same double, that is the answer; else the exact, slow path decides.
+            let low = EiselLemire.double(mantissa, exponent)
+            guard low == EiselLemire.double(mantissa + 1, exponent) else { return slowDouble(base, count) }
+            value = low
         }
-        return slowDouble(base, count)
+        guard value.isFinite else { return .unrepresentable }
+        return .double(negative ? -value : value)
+    }
+
+    /// Eight ASCII digits at `pointer` as their value, or `nil` when they are not all digits
+    /// (fast_float's SWAR tests and multiplications).
+    @inline(__always)
+    private static func eightDigits(_ pointer: UnsafePointer<UInt8>) -> UInt64? {
+        let value = UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
+        guard ((value &+ 0x4646_4646_4646_4646) | (value &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080 == 0 else {
+            return nil
+        }
+        var digits = value &- 0x3030_3030_3030_3030
+        digits = (digits &* 10) &+ (digits >> 8)
+        let mask: UInt64 = 0x0000_00FF_0000_00FF
+        digits = ((digits & mask) &* 0x000F_4240_0000_0064 &+ ((digits >> 16) & mask) &* 0x0000_2710_0000_0001) >> 32
+        return UInt64(UInt32(truncatingIfNeeded: digits))
+    }
+
+    /// `strtod_l` in the C locale: the exact answer, for the rare decimals of more than 19 digits
+    /// that Eisel–Lemire cannot decide. Also the reference the tests compare with.
+    static func strtodValue(_ text: UnsafeRawBufferPointer) -> Double {
+        var ok: Int32 = 0
+        return text.withMemoryRebound(to: CChar.self) { cyajl_strtod($0.baseAddress!, $0.count, &ok) }
     }
 
     private static func slowDouble(_ base: UnsafePointer<UInt8>, _ count: Int) -> JSONNumber.Value {
