@@ -77,15 +77,10 @@ public final class JSONWriter {
     /// `YAJL_MAX_DEPTH` of 128 (it fails when the depth reaches that constant).
     public static let maxDepth = 127
 
-    private enum Container {
-        case object(expectingKey: Bool)
-        case array
-    }
-
     /// The options the writer was made with.
     public let options: Options
     private let generator: YAJLGeneratorBridge
-    @exclusivity(unchecked) private var stack: [Container] = []
+    @exclusivity(unchecked) private var stack = OpenContainers()
     @exclusivity(unchecked) private var complete = false
     private var separator: String?
     /// Why ``options`` cannot be used; thrown by every call.
@@ -124,18 +119,18 @@ public final class JSONWriter {
         try beforeValue("an object")
         guard stack.count < Self.maxDepth else { throw Self.depthError }
         try check(generator.openObject())
-        stack.append(.object(expectingKey: true))
+        stack.push(isArray: false)
     }
 
     /// Closes the innermost object (`}`).\n- Throws: `JSONWriterError` when the innermost container is not an object, or a key has no value yet.
     public func endObject() throws {
         if let optionsError { throw optionsError }
-        guard case .object(let expectingKey)? = stack.last else {
+        guard case .object(let expectingKey) = stack.innermost else {
             throw stateError(stack.isEmpty ? "closing an object that is not open" : "closing an object inside an array")
         }
         guard expectingKey else { throw stateError("closing an object where a value is expected (after a key)") }
         try check(generator.closeObject())
-        stack.removeLast()
+        stack.pop()
         afterValue()
     }
 
@@ -144,17 +139,17 @@ public final class JSONWriter {
         try beforeValue("an array")
         guard stack.count < Self.maxDepth else { throw Self.depthError }
         try check(generator.openArray())
-        stack.append(.array)
+        stack.push(isArray: true)
     }
 
     /// Closes the innermost array (`]`).\n- Throws: `JSONWriterError` when the innermost container is not an array.
     public func endArray() throws {
         if let optionsError { throw optionsError }
-        guard case .array? = stack.last else {
+        guard case .array = stack.innermost else {
             throw stateError(stack.isEmpty ? "closing an array that is not open" : "closing an array inside an object")
         }
         try check(generator.closeArray())
-        stack.removeLast()
+        stack.pop()
         afterValue()
     }
 
@@ -167,11 +162,11 @@ public final class JSONWriter {
     /// An object key from UTF-8 bytes (e.g. a parser's ``JSONStringView/bytes``).
     public func key(utf8: UnsafeRawBufferPointer) throws {
         if let optionsError { throw optionsError }
-        guard case .object(expectingKey: true)? = stack.last else {
+        guard case .object(expectingKey: true) = stack.innermost else {
             throw stateError(stack.isEmpty || isArray ? "a key outside an object" : "a key where a value is expected")
         }
         try check(generator.string(utf8))
-        stack[stack.count - 1] = .object(expectingKey: false)
+        stack.expectingKey = false
     }
 
     /// A string value; `"`, `\\` and control characters are escaped.
@@ -264,26 +259,26 @@ public final class JSONWriter {
 
     // MARK: State
 
-    private var isArray: Bool { if case .array? = stack.last { return true } else { return false } }
+    private var isArray: Bool { if case .array = stack.innermost { return true } else { return false } }
 
-    private func beforeValue(_ what: String) throws {
+    @inline(__always)
+    private func beforeValue(_ what: @autoclosure () -> String) throws {
         if let optionsError { throw optionsError }
-        if case .object(expectingKey: true)? = stack.last {
-            throw stateError("\(what) where a key is expected")
+        if case .object(expectingKey: true) = stack.innermost {
+            throw stateError("\(what()) where a key is expected")
         }
         if stack.isEmpty && complete {
             guard let separator else {
-                throw stateError("\(what) after the complete top-level value (call allowMultipleValues() for NDJSON)")
+                throw stateError("\(what()) after the complete top-level value (call allowMultipleValues() for NDJSON)")
             }
             generator.reset(separator: separator)
             complete = false
         }
     }
 
+    @inline(__always)
     private func afterValue() {
-        if case .object(expectingKey: false)? = stack.last {
-            stack[stack.count - 1] = .object(expectingKey: true)
-        }
+        if case .object(expectingKey: false) = stack.innermost { stack.expectingKey = true }
         if stack.isEmpty { complete = true }
     }
 
@@ -328,3 +323,50 @@ public final class JSONWriter {
 
 @available(*, unavailable, message: "a JSONWriter is used from one thread at a time")
 extension JSONWriter: Sendable {}
+
+/// The writer's open containers, at most ``JSONWriter/maxDepth`` (127): one bit per level (array or
+/// object) and whether the innermost object waits for a key (an outer object always does once its
+/// inner container closes). No allocation and no array checks on the per-token path.
+struct OpenContainers {
+    /// What the innermost container is.
+    enum Innermost {
+        case none
+        case array
+        case object(expectingKey: Bool)
+    }
+
+    private var arrays: (low: UInt64, high: UInt64) = (0, 0)
+    /// How many containers are open.
+    private(set) var count = 0
+    /// Whether the innermost object waits for a key (meaningless inside an array).
+    var expectingKey = false
+
+    var isEmpty: Bool { count == 0 }
+
+    var innermost: Innermost {
+        guard count > 0 else { return .none }
+        return isArray(at: count - 1) ? .array : .object(expectingKey: expectingKey)
+    }
+
+    private func isArray(at level: Int) -> Bool {
+        level < 64 ? arrays.low >> UInt64(level) & 1 == 1 : arrays.high >> UInt64(level - 64) & 1 == 1
+    }
+
+    /// Opens a container (the caller has checked the depth); a new object waits for a key.
+    mutating func push(isArray: Bool) {
+        precondition(count < 128, "deeper than the writer's limit")
+        let bit: UInt64 = isArray ? 1 : 0
+        if count < 64 {
+            arrays.low = arrays.low & ~(1 << UInt64(count)) | bit << UInt64(count)
+        } else {
+            arrays.high = arrays.high & ~(1 << UInt64(count - 64)) | bit << UInt64(count - 64)
+        }
+        count += 1
+        expectingKey = !isArray
+    }
+
+    /// Closes the innermost container.
+    mutating func pop() {
+        count -= 1
+    }
+}
