@@ -72,3 +72,54 @@ struct ConformanceTests {
         #expect(parse(bytes, chunkSize: 3) == outcome, "\(name) differs at chunk size 3")
     }
 }
+
+/// ``JSONParser/validate(_:options:)`` delivers no events, yet must reach the same verdict and the
+/// same error (message, offset, line, column, path) as a parse with a handler, at every chunking.
+@Suite("Validation without events")
+struct ValidationTests {
+    static func withHandler(_ bytes: [UInt8], chunkSize: Int) -> String? {
+        var options = JSONParser.Options()
+        options.chunkSize = chunkSize
+        do {
+            try JSONParser(options: options, handler: EventRecorder()).parse(from: .bytes(bytes))
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    static func validating(_ bytes: [UInt8], chunkSize: Int, maxDepth: Int = 1_000) -> String? {
+        var options = JSONParser.Options()
+        options.chunkSize = chunkSize
+        options.maxDepth = maxDepth
+        do {
+            try JSONParser.validate(.bytes(bytes), options: options)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test(
+        .enabled(if: SharedMaterial.isAvailable, "../shared/conformance not found: validation cases skipped"),
+        arguments: ConformanceTests.cases(prefix: "n_") + ConformanceTests.cases(prefix: "y_")
+            + ConformanceTests.cases(prefix: "i_")
+    )
+    func sameVerdictAndErrorAsAParse(_ name: String) throws {
+        let bytes = try ConformanceTests.bytes(name)
+        for chunkSize in [1, 7, 64 << 10] {
+            #expect(Self.validating(bytes, chunkSize: chunkSize) == Self.withHandler(bytes, chunkSize: chunkSize), "\(name) at \(chunkSize)")
+        }
+    }
+
+    @Test(arguments: [
+        #"{"a": [1, 2, {"b": tru}]}"#, #"{"a":\n [1, 2"#, "[1,,2]", #"{"k": "\u{01}"}"#, "[[[[[[1]]]]]]", #"{"a":1}x"#,
+        #"{"a": {"b": [true, false, null, "s", 1.5e3]}}"#,
+    ])
+    func locatedErrorsAndLimitsMatch(document: String) {
+        let bytes = Array(document.utf8)
+        #expect(Self.validating(bytes, chunkSize: 3) == Self.withHandler(bytes, chunkSize: 3))
+        let deep = Self.validating(Array("[[[[1]]]]".utf8), chunkSize: 64, maxDepth: 3)
+        #expect(deep?.contains("deeper than 3 levels") == true, "\(deep ?? "accepted")")
+    }
+}

@@ -66,10 +66,16 @@ public final class JSONParser {
     ///
     /// Options out of their ranges (see ``Options/validate()``) are reported by the first call to
     /// ``parse(_:)-(UnsafeRawBufferPointer)`` or ``finish()`` as a ``JSONOptionError``.
-    public init(options: Options = Options(), handler: some JSONEventHandler) {
+    public convenience init(options: Options = Options(), handler: some JSONEventHandler) {
+        self.init(options: options, handler: handler, deliversEvents: true)
+    }
+
+    /// A parser that calls `handler` for every event, or (`deliversEvents` off) never: then only
+    /// the input's validity, the limits and error locations are worked out.
+    init(options: Options, handler: any JSONEventHandler, deliversEvents: Bool) {
         self.options = options
         self.handler = handler
-        self.bridge = YAJLParserBridge(options: options, handler: handler)
+        self.bridge = YAJLParserBridge(options: options, handler: handler, deliversEvents: deliversEvents)
         do {
             try options.validate()
             optionsError = nil
@@ -77,6 +83,19 @@ public final class JSONParser {
             optionsError = error
         }
         tokenLimit = min(max(options.maxTokenBytes, 1), Options.maxTokenBytesRange.upperBound)
+    }
+
+    /// Checks that `source` holds valid JSON, within the limits of `options`, at the speed of YAJL
+    /// itself: no event is delivered, yet an error has the same message, offset, line, column and
+    /// path as with a handler.
+    ///
+    /// ```swift
+    /// try JSONParser.validate(.file("export.json"))
+    /// ```
+    ///
+    /// - Throws: ``JSONParseError`` for invalid input or a limit, or the source's I/O error.
+    public static func validate(_ source: some JSONByteSource, options: Options = Options()) throws {
+        try JSONParser(options: options, handler: DiscardingEventHandler(), deliversEvents: false).parse(from: source)
     }
 
     /// Creates a parser that delivers owned ``JSONEvent``s to a closure: convenient, but it makes a
@@ -327,3 +346,6 @@ public final class JSONParser {
 
 @available(*, unavailable, message: "a JSONParser is used from one thread at a time")
 extension JSONParser: Sendable {}
+
+/// The handler of a validating parser: never called (the bridge delivers nothing).
+private final class DiscardingEventHandler: JSONEventHandler {}

@@ -29,7 +29,10 @@ final class YAJLParserBridge {
     private let target: CallbackTarget
     private let handle: OpaquePointer
 
-    init(options: JSONParser.Options, handler: any JSONEventHandler) {
+    /// A bridge delivering every event to `handler`; with `deliversEvents` off, the handler is
+    /// never called: the callbacks keep only what limits and error locations need (depth, path,
+    /// the event count), for validation at the speed of YAJL itself.
+    init(options: JSONParser.Options, handler: any JSONEventHandler, deliversEvents: Bool = true) {
         state = .allocate(capacity: 1)
         state.initialize(
             to: ParserState(
@@ -40,7 +43,8 @@ final class YAJLParserBridge {
         )
         target = CallbackTarget(handler: handler, state: state)
         // yajl_alloc only fails when malloc does; there is nothing sensible to do but stop.
-        guard let handle = yajl_alloc(sharedCallbacks, nil, Unmanaged.passUnretained(target).toOpaque()) else {
+        let callbacks = deliversEvents ? sharedCallbacks : validatingCallbacks
+        guard let handle = yajl_alloc(callbacks, nil, Unmanaged.passUnretained(target).toOpaque()) else {
             fatalError("yajl_alloc failed: out of memory")
         }
         self.handle = handle
@@ -244,3 +248,56 @@ private nonisolated(unsafe) let sharedCallbacks: UnsafeMutablePointer<yajl_callb
     )
     return table
 }()
+
+/// The callbacks of a parser that delivers no events (``JSONParser/validate(_:options:)``): the
+/// same path, depth and event bookkeeping as ``sharedCallbacks`` (so limits and error locations are
+/// the same), without making contexts or calling a handler.
+private nonisolated(unsafe) let validatingCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(
+        to: yajl_callbacks(
+            yajl_null: { context in withTarget(context) { t in scalarSeen(t.state) } },
+            yajl_boolean: { context, _ in withTarget(context) { t in scalarSeen(t.state) } },
+            yajl_integer: nil,
+            yajl_double: nil,
+            yajl_number: { context, _, _ in withTarget(context) { t in scalarSeen(t.state) } },
+            yajl_string: { context, _, _ in withTarget(context) { t in scalarSeen(t.state) } },
+            yajl_start_map: { context in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return open(t.state, isArray: false) { _ in }
+                }
+            },
+            yajl_map_key: { context, bytes, length in
+                withTarget(context) { t in
+                    t.state.pointee.path.setKey(UnsafeRawBufferPointer(start: bytes, count: length))
+                    t.state.pointee.eventCount &+= 1
+                    return 1
+                }
+            },
+            yajl_end_map: { context in withTarget(context) { t in containerEnded(t.state) } },
+            yajl_start_array: { context in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return open(t.state, isArray: true) { _ in }
+                }
+            },
+            yajl_end_array: { context in withTarget(context) { t in containerEnded(t.state) } }
+        )
+    )
+    return table
+}()
+
+@inline(__always)
+private func scalarSeen(_ s: UnsafeMutablePointer<ParserState>) -> Int32 {
+    willStartValue(s)
+    s.pointee.eventCount &+= 1
+    return 1
+}
+
+@inline(__always)
+private func containerEnded(_ s: UnsafeMutablePointer<ParserState>) -> Int32 {
+    s.pointee.path.pop()
+    s.pointee.eventCount &+= 1
+    return 1
+}
