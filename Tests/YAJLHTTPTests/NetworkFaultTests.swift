@@ -1,9 +1,8 @@
 import Foundation
 import Testing
+import YAJL
 import YAJLHTTP
 import YAJLTestSupport
-
-@testable import YAJL
 
 /// The faults of the network issue, each against scripts/test-http-server.py: a changed resource
 /// is never spliced in, every HTTP failure is named, every wait is bounded, headers stay with

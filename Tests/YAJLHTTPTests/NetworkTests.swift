@@ -1,10 +1,9 @@
 import Foundation
 import Testing
+import YAJL
 import YAJLFixtures
 import YAJLHTTP
 import YAJLTestSupport
-
-@testable import YAJL
 
 @Suite(
     "HTTP byte source",

@@ -1,8 +1,7 @@
 import Foundation
 import Testing
+import YAJL
 import YAJLTestSupport
-
-@testable import YAJL
 
 /// Every byte source delivers the same events, reads in bounded chunks, and stops reading when
 /// the handler stops.

@@ -1,8 +1,7 @@
 import Foundation
 import Testing
+import YAJL
 import YAJLTestSupport
-
-@testable import YAJL
 
 /// Every document gives identical events, paths and depths — or the identical error at the same
 /// absolute offset, line and column — whatever the chunk boundaries.

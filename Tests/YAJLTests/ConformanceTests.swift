@@ -1,8 +1,7 @@
 import Foundation
 import Testing
+import YAJL
 import YAJLTestSupport
-
-@testable import YAJL
 
 /// JSONTestSuite (../shared/conformance/JSONTestSuite/test_parsing): `y_` must parse, `n_` must
 /// fail with a located error, `i_` must end either way without crashing.
@@ -108,7 +107,10 @@ struct ValidationTests {
     func sameVerdictAndErrorAsAParse(_ name: String) throws {
         let bytes = try ConformanceTests.bytes(name)
         for chunkSize in [1, 7, 64 << 10] {
-            #expect(Self.validating(bytes, chunkSize: chunkSize) == Self.withHandler(bytes, chunkSize: chunkSize), "\(name) at \(chunkSize)")
+            #expect(
+                Self.validating(bytes, chunkSize: chunkSize) == Self.withHandler(bytes, chunkSize: chunkSize),
+                "\(name) at \(chunkSize)"
+            )
         }
     }
 

@@ -1,8 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-
-@testable import YAJL
+import YAJL
 
 /// No container can outlive what it points to: decoders made by `superDecoder` keep their
 /// record's state alive, and a container kept past its record throws instead of reading freed

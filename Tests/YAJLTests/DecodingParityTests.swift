@@ -1,7 +1,6 @@
 import Foundation
 import Testing
-
-@testable import YAJL
+import YAJL
 
 /// Decodes the same JSON with swift-yajl and `JSONDecoder`, value by value: both must succeed with
 /// equal values (doubles compared bit for bit, so `-0.0` counts), or both fail with the same

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
-
-@testable import YAJL
+import YAJL
 
 @Suite("JSONPath selection")
 struct JSONPathTests {

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
+import YAJL
 import YAJLFixtures
 import YAJLTestSupport
-
-@testable import YAJL
 
 @Suite("Large fixture", .serialized)
 struct LargeFixtureTests {

@@ -1,8 +1,7 @@
 import Foundation
 import Testing
+import YAJL
 import YAJLTestSupport
-
-@testable import YAJL
 
 /// Hostile and broken input ends with a clear, located error, early and in bounded memory.
 @Suite("Limits and bad input", .serialized)

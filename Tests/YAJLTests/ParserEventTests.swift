@@ -1,7 +1,6 @@
 import Foundation
 import Testing
-
-@testable import YAJL
+import YAJL
 
 @Suite("Typed events and paths")
 struct ParserEventTests {

@@ -1,9 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
+import YAJL
 import YAJLFixtures
-
-@testable import YAJL
 
 /// Concurrent parsing (``JSONRecordOptions/parsesConcurrently``) against parsing in the caller's
 /// thread, and the decoder's reuse of containers against Foundation's `JSONDecoder`.

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
+import YAJL
 import YAJLFixtures
 import YAJLTestSupport
-
-@testable import YAJL
 
 @Suite("Writer", .serialized)
 struct WriterTests {

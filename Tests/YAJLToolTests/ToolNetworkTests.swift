@@ -1,8 +1,7 @@
 import Foundation
 import Testing
+import YAJL
 import YAJLTestSupport
-
-@testable import YAJL
 
 /// `yajl extract` over HTTP with the faults of the network issue, run as a user would: the exact
 /// ids of the document, or exit 2 naming the URL, the byte offset and the cause.

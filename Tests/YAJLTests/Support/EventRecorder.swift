@@ -1,7 +1,6 @@
 import Foundation
 import Testing
-
-@testable import YAJL
+import YAJL
 
 /// One recorded event with where it happened: what chunk-invariance and path tests compare.
 struct RecordedEvent: Hashable, CustomStringConvertible {

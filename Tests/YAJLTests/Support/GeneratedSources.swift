@@ -1,4 +1,4 @@
-@testable import YAJL
+import YAJL
 
 /// A byte source that produces a document on the fly, so that hostile or huge inputs are streamed
 /// and never exist in memory or on disk in full: `prefix`, then `fill` repeated `count` times (or

@@ -1,4 +1,4 @@
-@testable import YAJL
+import YAJL
 
 /// A byte source of text segments, each repeated a number of times, produced on the fly: for
 /// documents too large to build in memory (64 nested objects with 8 MB keys).
