@@ -73,12 +73,24 @@ final class RecordStream<Record: Decodable> {
         }
     }
 
-    /// The next record's value decoded into `slot` (uninitialized); `false` at the end.
+    /// The next record's value decoded into `slot` (uninitialized); `false` at the end. The
+    /// record's metadata (path, line, offset) is never built.
     func nextValue(into slot: UnsafeMutablePointer<Record>) throws -> Bool {
-        if case .concurrent(let stream) = try started(async: false) { return try stream.nextValue(into: slot) }
-        guard let record = try next() else { return false }
-        slot.initialize(to: record.value)
-        return true
+        switch try started(async: false) {
+        case .concurrent(let stream): return try stream.nextValue(into: slot)
+        case .serial(let parser):
+            while true {
+                if try dequeueValue(parser, into: slot) { return true }
+                if let failure = parser.failure { throw failure }
+                guard !parser.isDone, blockingSource != nil else {
+                    _ = end()
+                    return false
+                }
+                parser.readAndParse(from: &blockingSource!)
+            }
+        case .failed(let error): throw error
+        case .idle: preconditionFailure("started")
+        }
     }
 
     // MARK: Async
@@ -143,21 +155,36 @@ final class RecordStream<Record: Decodable> {
         return nil
     }
 
-    /// The next waiting record of the serial mode, decoded; `nil` when none is waiting. Once all
-    /// are handed out, the capture's storage is reused.
+    /// The next waiting record of the serial mode, decoded; `nil` when none is waiting.
     private func dequeueRecord(_ parser: RecordParser) throws -> JSONRecord<Record>? {
         let capture = parser.capture
-        while head < capture.ready.count {
-            let position = head
-            head += 1
-            defer {
-                if head == capture.ready.count {
-                    capture.releaseHandedOutRecords()
-                    head = 0
-                }
-            }
+        while let position = nextWaiting(capture) {
             if let record = try decoder.decodeRecord(capture.ready, position, from: capture.tape.view) { return record }
         }
         return nil
+    }
+
+    /// ``dequeueRecord(_:)`` without the metadata: the value into `slot`; `false` when none is
+    /// waiting.
+    private func dequeueValue(_ parser: RecordParser, into slot: UnsafeMutablePointer<Record>) throws -> Bool {
+        let capture = parser.capture
+        while let position = nextWaiting(capture) {
+            if try decoder.decodeValue(capture.ready, position, from: capture.tape.view, into: slot) { return true }
+        }
+        return false
+    }
+
+    /// The position of the next waiting record, or `nil` (then the capture's storage is reused:
+    /// every waiting record has been handed out).
+    private func nextWaiting(_ capture: RecordCapture) -> Int? {
+        guard head < capture.ready.count else {
+            if head > 0 {
+                capture.releaseHandedOutRecords()
+                head = 0
+            }
+            return nil
+        }
+        head += 1
+        return head - 1
     }
 }
