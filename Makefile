@@ -10,6 +10,7 @@
 #                    and on any public symbol without a doc comment
 #   make lint        swift-format's lint of the whole tree (.swift-format), strict
 #   make format      swift-format applied to the whole tree
+#   make bench-peers ijson, orjson, json, jq, json_verify and json_reformat beside yajl: Docs/Peers.md
 
 SWIFT      ?= swift
 DEMO_DIR   ?= demo-data
@@ -19,7 +20,7 @@ BIN        := .build/release
 FUZZ_SECONDS ?= 60
 SMOKE_FUZZ_SECONDS ?= 30
 
-.PHONY: all deps build release test docs lint format demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
+.PHONY: all deps build release test docs lint format bench-peers demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
 
 all: build
 
@@ -81,6 +82,16 @@ bench-quick: deps
 bench-report: deps
 	$(SWIFT) build -c release --product YAJLBenchmarks
 	$(BIN)/YAJLBenchmarks --report --large $(BENCH_ARGS)
+	@$(MAKE) --no-print-directory bench-peers
+
+# The peers a user would pick instead (ijson, orjson, json, jq, json_verify, json_reformat), each
+# as its own process on the same documents: Docs/Peers.md.
+PEER_DOCS ?= .build/bench-data/records-16MiB.json .build/bench-data/numbers-16MiB.json
+bench-peers: release
+	@mkdir -p .build/bench-data
+	@for kind in records numbers; do f=.build/bench-data/$$kind-16MiB.json; \
+	  [ -f $$f ] || $(BIN)/yajl generate $$f --kind $$kind --size 16M > /dev/null; done
+	python3 Benchmarks/peers.py --rounds 3 $(PEER_DOCS) $(wildcard ../shared/corpus/canada.json ../shared/corpus/citm_catalog.json ../shared/corpus/twitter.json)
 
 clean:
 	rm -rf .build $(DEMO_DIR)
