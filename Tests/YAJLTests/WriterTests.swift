@@ -285,3 +285,53 @@ struct WriterTests {
         }
     }
 }
+
+/// Minified output is written in Swift unless the UTF-8 check is asked for (then `yajl_gen`
+/// writes): the two must give the same bytes for every token, escape and separator.
+@Suite("Direct minifier")
+struct DirectMinifierTests {
+    static let documents: [String] = [
+        #"{"a":[1,-0,1.5e-7,true,false,null,"s"],"b":{},"c":[],"d":[[],[{}]]}"#,
+        #"["q\"b\\s/l\n\r\t\b\f\u0001\u001F\u007F","é€𝄞",""]"#,
+        #"{"k\n":"v","/":"/","":""}"#,
+        "7", #""top""#, "[12345678901234567890123,0.1e400]",
+    ]
+
+    static func minified(_ document: String, validatesUTF8: Bool, escapesSolidus: Bool, twice: Bool) throws -> String {
+        let sink = MemoryOutputSink()
+        var options = JSONWriter.Options()
+        options.validatesUTF8 = validatesUTF8
+        options.escapesSolidus = escapesSolidus
+        options.bufferSize = 16  // drains often
+        let writer = JSONWriter(to: sink, options: options)
+        writer.allowMultipleValues(separator: "\n--\n")
+        var parserOptions = JSONParser.Options()
+        parserOptions.allowMultipleValues = true
+        let text = twice ? document + " " + document : document
+        try JSONParser(options: parserOptions, handler: JSONWritingHandler(writer: writer)).parse(from: .text(text))
+        try writer.integer(-42)
+        try writer.finish()
+        return sink.string
+    }
+
+    @Test(arguments: documents)
+    func sameBytesAsYAJLsGenerator(document: String) throws {
+        for escapesSolidus in [false, true] {
+            for twice in [false, true] {
+                let direct = try Self.minified(
+                    document,
+                    validatesUTF8: false,
+                    escapesSolidus: escapesSolidus,
+                    twice: twice
+                )
+                let yajl = try Self.minified(
+                    document,
+                    validatesUTF8: true,
+                    escapesSolidus: escapesSolidus,
+                    twice: twice
+                )
+                #expect(direct == yajl, "escapesSolidus \(escapesSolidus), twice \(twice)")
+            }
+        }
+    }
+}

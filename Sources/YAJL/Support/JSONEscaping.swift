@@ -5,12 +5,22 @@ package enum JSONEscaping {
     /// Appends `utf8` as a JSON string literal: in quotes, with `"`, `\` and control characters
     /// escaped and everything else (including non-ASCII UTF-8) as is.
     package static func appendQuoted(_ utf8: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+        appendQuoted(utf8, escapingSolidus: false, to: &output)
+    }
+
+    /// ``appendQuoted(_:to:)``, with `/` written as `\/` when `escapingSolidus` (YAJL's
+    /// `yajl_gen_escape_solidus`).
+    @inline(__always)
+    package static func appendQuoted(_ utf8: UnsafeRawBufferPointer, escapingSolidus: Bool, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var runStart = 0
         var index = 0
         while index < utf8.count {
             let byte = utf8[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+            guard
+                byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                    || (escapingSolidus && byte == UInt8(ascii: "/"))
+            else {
                 index &+= 1
                 continue
             }
@@ -20,7 +30,7 @@ package enum JSONEscaping {
             runStart = index
             output.append(0x5C)
             switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
             case 0x0A: output.append(UInt8(ascii: "n"))
             case 0x0D: output.append(UInt8(ascii: "r"))
             case 0x09: output.append(UInt8(ascii: "t"))

@@ -165,7 +165,7 @@ public final class JSONWriter {
         guard case .object(expectingKey: true) = stack.innermost else {
             throw stateError(stack.isEmpty || isArray ? "a key outside an object" : "a key where a value is expected")
         }
-        try check(generator.string(utf8))
+        try check(generator.key(utf8))
         stack.expectingKey = false
     }
 

@@ -17,11 +17,13 @@ struct OpenContainers {
 
     var isEmpty: Bool { count == 0 }
 
+    @inline(__always)
     var innermost: Innermost {
         guard count > 0 else { return .none }
         return isArray(at: count - 1) ? .array : .object(expectingKey: expectingKey)
     }
 
+    @inline(__always)
     private func isArray(at level: Int) -> Bool {
         level < 64 ? arrays.low >> UInt64(level) & 1 == 1 : arrays.high >> UInt64(level - 64) & 1 == 1
     }

@@ -29,6 +29,12 @@ final class YAJLGeneratorBridge {
     @exclusivity(unchecked) private var textSinceCheck = 0
     /// YAJL keeps this pointer; it must live as long as the handle.
     private let indent: UnsafeMutablePointer<CChar>
+    /// Minified output without YAJL's UTF-8 check is written in Swift (see ``DirectMinifier``);
+    /// `nil` when YAJL writes (beautified output, or strings to check).
+    private let directMinifier: DirectMinifier?
+    /// The same, borrowed on the per-token path without reference counting (it lives as long as
+    /// the bridge).
+    private let direct: Unmanaged<DirectMinifier>?
 
     enum Status: Equatable {
         case ok
@@ -50,12 +56,20 @@ final class YAJLGeneratorBridge {
         cyajl_gen_config_indent(handle, indent)
         cyajl_gen_config_flag(handle, yajl_gen_validate_utf8, options.validatesUTF8 ? 1 : 0)
         cyajl_gen_config_flag(handle, yajl_gen_escape_solidus, options.escapesSolidus ? 1 : 0)
+        directMinifier =
+            !options.beautify && !options.validatesUTF8
+            ? DirectMinifier(capacity: output.capacity, escapesSolidus: options.escapesSolidus) : nil
+        direct = directMinifier.map { Unmanaged.passUnretained($0) }
     }
 
     /// Hands YAJL's buffer to the sink when it has passed the writer's buffer size (checked every
     /// 64 calls), or always when `force` is set.
     @inline(__always)
     func drain(force: Bool = false) {
+        if let direct {
+            direct._withUnsafeGuaranteedRef { drain($0, force: force) }
+            return
+        }
         callsSinceCheck &+= 1
         guard force || callsSinceCheck >= 64 || textSinceCheck >= output.capacity else { return }
         callsSinceCheck = 0
@@ -72,6 +86,21 @@ final class YAJLGeneratorBridge {
             }
         }
         yajl_gen_clear(handle)
+    }
+
+    /// ``drain(force:)`` for the direct minifier: its buffer goes to the sink once it passes the
+    /// writer's buffer size.
+    @inline(__always)
+    private func drain(_ direct: DirectMinifier, force: Bool) {
+        guard direct.count >= output.capacity || (force && direct.count > 0) else { return }
+        if output.pendingError == nil {
+            do {
+                try output.sink.write(direct.bytes)
+            } catch {
+                output.pendingError = error
+            }
+        }
+        direct.removeAll()
     }
 
     deinit {
@@ -92,29 +121,101 @@ final class YAJLGeneratorBridge {
         }
     }
 
-    func openObject() -> Status { status(yajl_gen_map_open(handle)) }
+    func openObject() -> Status {
+        if let direct {
+            direct._withUnsafeGuaranteedRef { $0.open(UInt8(ascii: "{")) }
+            return .ok
+        }
+        return status(yajl_gen_map_open(handle))
+    }
+
     // Every writing call below is followed by the writer's `drain()`.
-    func closeObject() -> Status { status(yajl_gen_map_close(handle)) }
-    func openArray() -> Status { status(yajl_gen_array_open(handle)) }
-    func closeArray() -> Status { status(yajl_gen_array_close(handle)) }
-    func null() -> Status { status(yajl_gen_null(handle)) }
-    func bool(_ value: Bool) -> Status { status(yajl_gen_bool(handle, value ? 1 : 0)) }
-    func integer(_ value: Int64) -> Status { status(yajl_gen_integer(handle, value)) }
+    func closeObject() -> Status {
+        if let direct {
+            direct._withUnsafeGuaranteedRef { $0.close(UInt8(ascii: "}")) }
+            return .ok
+        }
+        return status(yajl_gen_map_close(handle))
+    }
+
+    func openArray() -> Status {
+        if let direct {
+            direct._withUnsafeGuaranteedRef { $0.open(UInt8(ascii: "[")) }
+            return .ok
+        }
+        return status(yajl_gen_array_open(handle))
+    }
+
+    func closeArray() -> Status {
+        if let direct {
+            direct._withUnsafeGuaranteedRef { $0.close(UInt8(ascii: "]")) }
+            return .ok
+        }
+        return status(yajl_gen_array_close(handle))
+    }
+
+    func null() -> Status {
+        if let direct {
+            direct._withUnsafeGuaranteedRef { $0.scalar("null") }
+            return .ok
+        }
+        return status(yajl_gen_null(handle))
+    }
+
+    func bool(_ value: Bool) -> Status {
+        if let direct {
+            direct._withUnsafeGuaranteedRef { $0.scalar(value ? "true" : "false") }
+            return .ok
+        }
+        return status(yajl_gen_bool(handle, value ? 1 : 0))
+    }
+
+    func integer(_ value: Int64) -> Status {
+        if let direct {
+            var text = String(value)
+            direct._withUnsafeGuaranteedRef { minifier in text.withUTF8 { minifier.scalar(UnsafeRawBufferPointer($0)) }
+            }
+            return .ok
+        }
+        return status(yajl_gen_integer(handle, value))
+    }
 
     /// A number written exactly as `text` (which must be valid JSON number text).
     func number(_ text: UnsafeRawBufferPointer) -> Status {
+        if let direct {
+            direct._withUnsafeGuaranteedRef { $0.scalar(text) }
+            return .ok
+        }
         textSinceCheck &+= text.count
         return status(yajl_gen_number(handle, text.baseAddress?.assumingMemoryBound(to: CChar.self), text.count))
     }
 
-    /// A string or key: YAJL escapes it.
+    /// A string value: YAJL (or the direct minifier) escapes it.
     func string(_ utf8: UnsafeRawBufferPointer) -> Status {
+        if let direct {
+            direct._withUnsafeGuaranteedRef { $0.string(utf8) }
+            return .ok
+        }
+        textSinceCheck &+= utf8.count
+        return status(yajl_gen_string(handle, utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), utf8.count))
+    }
+
+    /// An object key (YAJL writes keys as strings and knows its place; the minifier is told).
+    func key(_ utf8: UnsafeRawBufferPointer) -> Status {
+        if let direct {
+            direct._withUnsafeGuaranteedRef { $0.key(utf8) }
+            return .ok
+        }
         textSinceCheck &+= utf8.count
         return status(yajl_gen_string(handle, utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), utf8.count))
     }
 
     /// Starts a new top-level value after a complete one, printing `separator` between them.
     func reset(separator: String) {
+        if let direct {
+            direct._withUnsafeGuaranteedRef { $0.reset(separator: separator) }
+            return
+        }
         separator.withCString { yajl_gen_reset(handle, $0) }
     }
 }
