@@ -16,17 +16,18 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"])]
         ),
-        // libcurl from the system (Debian: libcurl4-openssl-dev), for the HTTP(S) byte source.
+        // libcurl's headers from the system (Debian: libcurl4-openssl-dev), for the HTTP(S) byte
+        // source. Not linked: shim.h opens libcurl with dlopen on first use, so processes that never
+        // read a URL do not load it.
         .systemLibrary(
             name: "CCurl",
             path: "Sources/CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         // The Swift library: byte sources, feeders, the parser bridge, typed events and paths.
         .target(name: "YAJL", dependencies: ["CYAJL"], path: "Sources/YAJL"),
-        // HTTP(S) as a byte source, over libcurl. Its own module: linking libcurl loads OpenSSL and
-        // a dozen more libraries (about 6 MiB of RSS) into every process that links it.
+        // HTTP(S) as a byte source, over libcurl. Its own module; libcurl (and OpenSSL and a dozen
+        // more libraries, about 6 MiB of RSS) is loaded only when a URL is read.
         .target(name: "YAJLHTTP", dependencies: ["YAJL", "CCurl"], path: "Sources/YAJLHTTP"),
         // Synthetic documents of any size, streamed to disk: for `make demo`, tests and benchmarks.
         .target(name: "YAJLFixtures", dependencies: ["YAJL"], path: "Sources/YAJLFixtures"),

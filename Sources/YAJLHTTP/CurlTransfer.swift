@@ -67,7 +67,17 @@ final class CurlTransfer {
         let decodesCompression: Bool
     }
 
-    private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    /// libcurl, opened on first use: its table of functions (written once, then only read, by
+    /// every thread), or why it could not be opened (an error of the transfer, not the process).
+    private nonisolated(unsafe) static let library: Result<UnsafeMutablePointer<ccurl_api>, CurlLoadFailure> = {
+        let api = UnsafeMutablePointer<ccurl_api>.allocate(capacity: 1)  // for the process's life
+        api.initialize(to: ccurl_api())
+        if let failure = ccurl_load(api) { return .failure(CurlLoadFailure(reason: String(cString: failure))) }
+        return .success(api)
+    }()
+    private struct CurlLoadFailure: Error { let reason: String }
+    /// The table of libcurl's functions, once loaded (every call goes through it).
+    private var api: UnsafeMutablePointer<ccurl_api>!
 
     private var multi: UnsafeMutableRawPointer?
     private var easy: UnsafeMutableRawPointer?
@@ -93,47 +103,54 @@ final class CurlTransfer {
 
     /// Starts an attempt; an error message when curl cannot start one.
     func begin(_ request: Request) -> String? {
-        guard Self.globalInit else { return "curl_global_init failed" }
-        guard let easy = curl_easy_init(), let multi = multi ?? curl_multi_init() else { return "out of memory" }
+        switch Self.library {
+        case .success(let api): self.api = api
+        case .failure(let failure): return "libcurl could not be loaded (\(failure.reason))"
+        }
+        guard let easy = ccurl_easy_init(api), let multi = multi ?? ccurl_multi_init(api) else {
+            return "out of memory"
+        }
         self.easy = easy
         self.multi = multi
         isPaused = false
         errorBuffer[0] = 0
-        _ = ccurl_setopt_string(easy, CURLOPT_URL, request.url.absoluteString)
-        _ = ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)  // redirects are followed by the source
-        _ = ccurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
-        _ = ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        _ = ccurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
-        _ = ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout * 1000))
-        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, min(request.lowSpeedLimit, 1 << 40)))
-        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, Int(request.lowSpeedTime))
+        _ = ccurl_setopt_string(api, easy, CURLOPT_URL, request.url.absoluteString)
+        _ = ccurl_setopt_long(api, easy, CURLOPT_FOLLOWLOCATION, 0)  // redirects are followed by the source
+        _ = ccurl_setopt_string(api, easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = ccurl_setopt_long(api, easy, CURLOPT_NOSIGNAL, 1)
+        _ = ccurl_setopt_pointer(api, easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+        _ = ccurl_setopt_long(api, easy, CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout * 1000))
+        _ = ccurl_setopt_long(api, easy, CURLOPT_LOW_SPEED_LIMIT, max(1, min(request.lowSpeedLimit, 1 << 40)))
+        _ = ccurl_setopt_long(api, easy, CURLOPT_LOW_SPEED_TIME, Int(request.lowSpeedTime))
         if let total = request.totalTimeout {
-            _ = ccurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Int(total * 1000)))
+            _ = ccurl_setopt_long(api, easy, CURLOPT_TIMEOUT_MS, max(1, Int(total * 1000)))
         }
-        if let caCertificates = request.caCertificates { _ = ccurl_setopt_string(easy, CURLOPT_CAINFO, caCertificates) }
-        _ = ccurl_setopt_string(easy, CURLOPT_USERAGENT, "swift-yajl")
+        if let caCertificates = request.caCertificates {
+            _ = ccurl_setopt_string(api, easy, CURLOPT_CAINFO, caCertificates)
+        }
+        _ = ccurl_setopt_string(api, easy, CURLOPT_USERAGENT, "swift-yajl")
         // An empty Accept-Encoding asks for what curl can decode.
-        if request.decodesCompression { _ = ccurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "") }
+        if request.decodesCompression { _ = ccurl_setopt_string(api, easy, CURLOPT_ACCEPT_ENCODING, "") }
         var list: UnsafeMutablePointer<curl_slist>?
-        for header in request.headers { list = curl_slist_append(list, header) }
+        for header in request.headers { list = ccurl_slist_append(api, list, header) }
         requestHeaders = list
-        if let list { _ = ccurl_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)) }
+        if let list { _ = ccurl_setopt_pointer(api, easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)) }
 
         let context = Unmanaged.passUnretained(self).toOpaque()
-        _ = ccurl_setopt_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+        _ = ccurl_setopt_callback(api, easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             Unmanaged<CurlTransfer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
                 $0.body(UnsafeRawBufferPointer(start: data, count: size * count))
             }
         }
-        _ = ccurl_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
-        _ = ccurl_setopt_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+        _ = ccurl_setopt_pointer(api, easy, CURLOPT_WRITEDATA, context)
+        _ = ccurl_setopt_callback(api, easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             Unmanaged<CurlTransfer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
                 let line = UnsafeRawBufferPointer(start: data, count: size * count)
                 return $0.receiver.receiveHeader(line) ? line.count : 0
             }
         }
-        _ = ccurl_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
-        curl_multi_add_handle(multi, easy)
+        _ = ccurl_setopt_pointer(api, easy, CURLOPT_HEADERDATA, context)
+        ccurl_multi_add_handle(api, multi, easy)
         return nil
     }
 
@@ -151,24 +168,24 @@ final class CurlTransfer {
     func unpause() {
         guard isPaused, let easy else { return }
         isPaused = false
-        _ = ccurl_unpause(easy)
+        _ = ccurl_unpause(api, easy)
     }
 
     /// Lets curl work on the attempt without waiting.
     func perform() {
         var running: Int32 = 0
-        curl_multi_perform(multi, &running)
+        ccurl_multi_perform(api, multi, &running)
     }
 
     /// Waits up to `milliseconds` for the network.
     func poll(milliseconds: Int32) {
-        curl_multi_poll(multi, nil, 0, milliseconds, nil)
+        ccurl_multi_poll(api, multi, milliseconds)
     }
 
     /// How the attempt ended, once curl says it has.
     func completion() -> Completion? {
         var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
+        while let message = ccurl_multi_info_read(api, multi, &queued) {
             if message.pointee.msg == CURLMSG_DONE { return completion(of: ccurl_message_result(message)) }
         }
         return nil
@@ -185,7 +202,7 @@ final class CurlTransfer {
     private func completion(of result: CURLcode) -> Completion {
         if result == CURLE_OK { return .complete }
         let detail = String(cString: errorBuffer)
-        let message = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
+        let message = detail.isEmpty ? String(cString: ccurl_easy_strerror(api, result)) : detail
         if Self.droppedCodes.contains(result) { return .dropped(message) }
         if result == CURLE_COULDNT_CONNECT { return .refused(message) }
         if result == CURLE_OPERATION_TIMEDOUT { return .timedOut(message) }
@@ -198,7 +215,7 @@ final class CurlTransfer {
     func release() {
         end()
         if let multi {
-            curl_multi_cleanup(multi)
+            ccurl_multi_cleanup(api, multi)
             self.multi = nil
         }
     }
@@ -206,12 +223,12 @@ final class CurlTransfer {
     /// Ends the attempt (never from inside a callback: curl would free what it is using).
     func end() {
         if let easy {
-            if let multi { curl_multi_remove_handle(multi, easy) }
-            curl_easy_cleanup(easy)
+            if let multi { ccurl_multi_remove_handle(api, multi, easy) }
+            ccurl_easy_cleanup(api, easy)
             self.easy = nil
         }
         if let requestHeaders {
-            curl_slist_free_all(requestHeaders)
+            ccurl_slist_free_all(api, requestHeaders)
             self.requestHeaders = nil
         }
         isPaused = false
