@@ -1,18 +1,38 @@
-/// JSON string escaping over raw UTF-8, shared by the writers of this package.
+/// Where ``JSONEscaping/quote(_:escapingSolidus:into:)`` writes: a byte array, or the writer's
+/// raw buffer (``DirectMinifier``).
+package protocol QuotedOutput {
+    mutating func put(_ byte: UInt8)
+    mutating func put(_ run: UnsafeRawBufferPointer)
+}
+
+extension Array: QuotedOutput where Element == UInt8 {
+    @inline(__always)
+    package mutating func put(_ byte: UInt8) { append(byte) }
+    @inline(__always)
+    package mutating func put(_ run: UnsafeRawBufferPointer) { append(contentsOf: run) }
+}
+
+/// JSON string escaping over raw UTF-8, shared by the writers of this package: the one place
+/// that knows how `yajl_gen` escapes.
 package enum JSONEscaping {
-    private static let hex = Array("0123456789ABCDEF".utf8)  // uppercase, as yajl_gen writes them
+    private static let hex: StaticString = "0123456789ABCDEF"  // uppercase, as yajl_gen writes them
 
     /// Appends `utf8` as a JSON string literal: in quotes, with `"`, `\` and control characters
     /// escaped and everything else (including non-ASCII UTF-8) as is.
     package static func appendQuoted(_ utf8: UnsafeRawBufferPointer, to output: inout [UInt8]) {
-        appendQuoted(utf8, escapingSolidus: false, to: &output)
+        quote(utf8, escapingSolidus: false, into: &output)
     }
 
-    /// ``appendQuoted(_:to:)``, with `/` written as `\/` when `escapingSolidus` (YAJL's
-    /// `yajl_gen_escape_solidus`).
+    /// Writes `utf8` quoted and escaped as `yajl_gen` does: `"`, `\`, `\b \f \n \r \t`, other
+    /// control characters as `\u00XX` (upper case), `/` as `\/` when `escapingSolidus` (YAJL's
+    /// `yajl_gen_escape_solidus`). Runs without escapes are written whole.
     @inline(__always)
-    package static func appendQuoted(_ utf8: UnsafeRawBufferPointer, escapingSolidus: Bool, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
+    package static func quote(
+        _ utf8: UnsafeRawBufferPointer,
+        escapingSolidus: Bool,
+        into output: inout some QuotedOutput
+    ) {
+        output.put(UInt8(ascii: "\""))
         var runStart = 0
         var index = 0
         while index < utf8.count {
@@ -24,28 +44,27 @@ package enum JSONEscaping {
                 index &+= 1
                 continue
             }
-            // Runs are copied as raw buffers (one memcpy), not as slices (element by element).
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
+            output.put(UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
             index &+= 1
             runStart = index
-            output.append(0x5C)
+            output.put(UInt8(ascii: "\\"))
             switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
-            case 0x0A: output.append(UInt8(ascii: "n"))
-            case 0x0D: output.append(UInt8(ascii: "r"))
-            case 0x09: output.append(UInt8(ascii: "t"))
-            case 0x08: output.append(UInt8(ascii: "b"))
-            case 0x0C: output.append(UInt8(ascii: "f"))
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.put(byte)
+            case 0x0A: output.put(UInt8(ascii: "n"))
+            case 0x0D: output.put(UInt8(ascii: "r"))
+            case 0x09: output.put(UInt8(ascii: "t"))
+            case 0x08: output.put(UInt8(ascii: "b"))
+            case 0x0C: output.put(UInt8(ascii: "f"))
             default:
-                output.append(UInt8(ascii: "u"))
-                output.append(0x30)
-                output.append(0x30)
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0xF)])
+                output.put(UInt8(ascii: "u"))
+                output.put(UInt8(ascii: "0"))
+                output.put(UInt8(ascii: "0"))
+                output.put(hex.utf8Start[Int(byte >> 4)])
+                output.put(hex.utf8Start[Int(byte & 0xF)])
             }
         }
-        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart...]))
-        output.append(UInt8(ascii: "\""))
+        output.put(UnsafeRawBufferPointer(rebasing: utf8[runStart...]))
+        output.put(UInt8(ascii: "\""))
     }
 
     /// The length of ``appendQuoted(_:to:)``'s output for `utf8`.

@@ -1,7 +1,7 @@
 /// Minified output written in Swift, byte for byte what `yajl_gen` writes without beautify: a
-/// comma between values, a colon after each key, strings escaped as YAJL escapes them (`"`, `\`,
-/// control characters as `\n` or `\u00XX` in upper case, `/` with `escapesSolidus`), numbers as
-/// their text, a separator printed at once by ``reset(separator:)``.
+/// comma between values, a colon after each key, strings escaped as YAJL escapes them
+/// (``JSONEscaping``, `/` too with `escapesSolidus`), numbers as their text, a separator printed at
+/// once by ``reset(separator:)``.
 ///
 /// ``YAJLGeneratorBridge`` uses it instead of `yajl_gen` for minified output without the UTF-8
 /// check: YAJL's generator encodes strings a byte at a time and prints every comma through a
@@ -13,7 +13,6 @@ final class DirectMinifier {
     @exclusivity(unchecked) private(set) var count = 0
     @exclusivity(unchecked) private var needsComma = false
     private let escapesSolidus: Bool
-    private static let hex: StaticString = "0123456789ABCDEF"
 
     init(capacity: Int, escapesSolidus: Bool) {
         storage = GrowableBuffer(capacity: capacity + 256)
@@ -70,45 +69,35 @@ final class DirectMinifier {
         needsComma = true
     }
 
-    /// A comma if needed, then `utf8` quoted and escaped; room for `extra` more bytes after it.
+    /// A comma if needed, then `utf8` quoted and escaped (``JSONEscaping``); room for `extra`
+    /// more bytes after it.
     @inline(__always)
     private func quoted(_ utf8: UnsafeRawBufferPointer, extra: Int) {
         // At most six bytes per input byte (\u00XX), the quotes and a comma.
         reserve(utf8.count * 6 + 3 + extra)
         if needsComma { put(UInt8(ascii: ",")) }
-        put(UInt8(ascii: "\""))
-        var runStart = 0
-        var index = 0
-        while index < utf8.count {
-            let byte = utf8[index]
-            guard
-                byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                    || (escapesSolidus && byte == UInt8(ascii: "/"))
-            else {
-                index &+= 1
-                continue
-            }
-            put(UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
-            index &+= 1
-            runStart = index
-            put(UInt8(ascii: "\\"))
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): put(byte)
-            case 0x0A: put(UInt8(ascii: "n"))
-            case 0x0D: put(UInt8(ascii: "r"))
-            case 0x09: put(UInt8(ascii: "t"))
-            case 0x08: put(UInt8(ascii: "b"))
-            case 0x0C: put(UInt8(ascii: "f"))
-            default:
-                put(UInt8(ascii: "u"))
-                put(UInt8(ascii: "0"))
-                put(UInt8(ascii: "0"))
-                put(Self.hex.utf8Start[Int(byte >> 4)])
-                put(Self.hex.utf8Start[Int(byte & 0xF)])
-            }
+        var cursor = Cursor(base: storage.base, count: count)
+        JSONEscaping.quote(utf8, escapingSolidus: escapesSolidus, into: &cursor)
+        count = cursor.count
+    }
+
+    /// Writes into reserved room of the buffer.
+    private struct Cursor: QuotedOutput {
+        let base: UnsafeMutablePointer<UInt8>
+        var count: Int
+
+        @inline(__always)
+        mutating func put(_ byte: UInt8) {
+            base[count] = byte
+            count &+= 1
         }
-        put(UnsafeRawBufferPointer(rebasing: utf8[runStart...]))
-        put(UInt8(ascii: "\""))
+
+        @inline(__always)
+        mutating func put(_ run: UnsafeRawBufferPointer) {
+            guard let source = run.baseAddress, run.count > 0 else { return }
+            UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: run.count)
+            count &+= run.count
+        }
     }
 
     /// A scalar written as its text (a number, `true`, `false`, `null`).
