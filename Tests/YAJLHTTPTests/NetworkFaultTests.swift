@@ -1,3 +1,5 @@
+// About 320 lines: one fault of the test server per test, all against the same served document.
+
 import Foundation
 import Testing
 import YAJL

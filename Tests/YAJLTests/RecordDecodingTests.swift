@@ -1,3 +1,5 @@
+// About 320 lines: the decoding behaviours of records, one test each, sharing their fixtures.
+
 import Foundation
 import Testing
 import YAJLFixtures

@@ -1,3 +1,6 @@
+// About 450 lines: the concurrent pipeline's behaviours (order, errors, cancellation, memory,
+// thread starts), each against the serial reader, sharing the same probes.
+
 import Foundation
 import Synchronization
 import Testing

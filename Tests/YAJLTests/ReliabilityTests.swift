@@ -1,3 +1,6 @@
+// About 450 lines: the reliability cases of issue 12 (never a silent wrong value or lost record),
+// kept together as the regression suite of that promise.
+
 import Foundation
 import Testing
 import YAJLTestSupport

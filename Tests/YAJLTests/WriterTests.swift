@@ -1,3 +1,6 @@
+// About 340 lines: the writer's suites (states, options, json_reformat parity, the direct minifier)
+// share their helpers.
+
 import Foundation
 import Testing
 import YAJL

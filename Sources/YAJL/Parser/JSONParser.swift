@@ -1,4 +1,4 @@
-// About 330 lines: the public push parser and its feeding steps (byte order mark, limits, UTF-8
+// About 350 lines: the public push parser, its one-call validation and its feeding steps (byte order mark, limits, UTF-8
 // check, pieces). Its error construction is in JSONParser+Errors.swift, YAJL calls in the bridge.
 
 /// A streaming (push) JSON parser over YAJL: feed it bytes in chunks of any size, and it calls

@@ -1,3 +1,6 @@
+// About 300 lines: the bridge and its two callback tables (delivering, and validating only), which
+// must stay beside the helpers they inline.
+
 private import CYAJL
 
 // The only file that calls libyajl's parser API.
