@@ -31,6 +31,8 @@ enum ExitStatus {
     static let success: Int32 = 0
     /// The input is not valid JSON (or hit a limit).
     static let invalidInput: Int32 = 1
+    /// `extract --require-match` selected nothing.
+    static let noMatch: Int32 = 1
     /// Usage or I/O error.
     static let usage: Int32 = 2
 }

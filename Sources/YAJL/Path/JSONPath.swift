@@ -45,6 +45,19 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible, Expressible
         return text
     }
 
+    /// The RFC 9535 normalized path (§2.7): every step in brackets, names in single quotes,
+    /// e.g. `$['results'][3]['name']`. Two equal locations always give the same text.
+    public var normalized: String {
+        var text = "$"
+        for component in components {
+            switch component {
+            case .index(let index): text += "[\(index)]"
+            case .key(let key): text += "[" + JSONPath.quoted(key) + "]"
+            }
+        }
+        return text
+    }
+
     /// The normalized JSONPath, shortened for messages when it has more than `maxComponents`
     /// steps: the first and last steps are kept around `…(N more)…`.
     public func abbreviated(maxComponents: Int = 24) -> String {

@@ -1,31 +1,52 @@
-/// A compiled JSONPath (a subset of RFC 9535) that selects values while the document streams.
+/// A compiled JSONPath query (RFC 9535) that selects values while the document streams.
 ///
-/// Supported: the root `$`; child segments `.name`, `['name']` / `["name"]` (any key, with the
-/// escapes `\'` `\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t` `\uXXXX`), `[n]` (n ≥ 0), `[*]` and `.*`;
-/// descendant segments `..name`, `..['name']`, `..[n]`, `..*` and `..[*]`.
-/// Not supported, rejected with an error: negative indices, slices, filters and unions (they need
-/// the whole array or document).
+/// The whole of RFC 9535 is accepted: child and descendant segments (`.name`, `..name`, `[…]`,
+/// `..[…]`), name, wildcard, index (negative ones included), slice and filter selectors, unions
+/// of any of them, and filter expressions with comparisons, `&&`, `||`, `!`, existence tests,
+/// relative (`@`) and absolute (`$`) queries and the five standard functions `length()`,
+/// `count()`, `match()`, `search()` and `value()`. The syntax is checked exactly against the
+/// RFC's grammar, well-typedness of function calls included.
 ///
 /// ```swift
-/// let query = try JSONPathQuery("$.results[*].address")
+/// let query = try JSONPathQuery("$.results[?@.age >= 18 && match(@.country, 'D[EK]')].name")
 /// ```
+///
+/// How each selector streams (what it keeps in memory) is described in the article
+/// <doc:JSONPath>: names, wildcards, non-negative indices and forward slices need nothing; a
+/// filter buffers each candidate until it is decided; negative indices and slices that count
+/// from the end buffer their array; an absolute query inside a filter buffers the document.
 public struct JSONPathQuery: Sendable, Hashable, CustomStringConvertible {
-    /// What one segment matches.
+    /// What one selector of a segment selects.
     public enum Selector: Sendable, Hashable {
-        /// An object member by key.
+        /// An object member by name (`.name`, `['name']`).
         case key(String)
-        /// An array element by index.
+        /// An array element by index; a negative index counts from the end (`[-1]` is the last).
         case index(Int)
-        /// Any member or element.
+        /// Every member or element (`*`).
         case wildcard
+        /// The elements from `start` up to (not including) `end`, every `step`-th
+        /// (`[start:end:step]`); a missing bound is `nil`.
+        case slice(start: Int?, end: Int?, step: Int?)
+        /// The members or elements for which the filter expression is true (`[?…]`).
+        case filter(JSONPathFilter)
     }
 
-    /// One segment: a selector, applied to children or (`isDescendant`) to descendants at any depth.
+    /// One segment: its selectors, applied to the children of each input node or (`isDescendant`)
+    /// to the node and all its descendants.
     public struct Segment: Sendable, Hashable {
-        /// What the segment selects: a name, an index, a slice, a wildcard…
-        public let selector: Selector
-        /// Whether the selector applies to every descendant (`..`), not only to the children.
+        /// The selectors of the segment, in order (one, unless it is a union `[a,b,…]`).
+        public let selectors: [Selector]
+        /// Whether the selectors apply to every descendant (`..`), not only to the children.
         public let isDescendant: Bool
+
+        /// Creates a segment.
+        public init(selectors: [Selector], isDescendant: Bool) {
+            self.selectors = selectors
+            self.isDescendant = isDescendant
+        }
+
+        /// The first selector (the only one unless the segment is a union).
+        public var selector: Selector { selectors[0] }
     }
 
     /// The expression as written.
@@ -38,204 +59,93 @@ public struct JSONPathQuery: Sendable, Hashable, CustomStringConvertible {
     public init(_ expression: String) throws(JSONPathSyntaxError) {
         self.expression = expression
         var parser = JSONPathParser(expression)
-        segments = try parser.parseQuery()
+        segments = try parser.parseWholeQuery()
     }
 
     /// The expression as written.
     public var description: String { expression }
 
-    /// How many leading segments are plain child keys or indices: the value at that prefix
-    /// encloses every possible match, so once it has ended nothing more can match.
+    /// How many leading segments select one child by name or non-negative index: the value at
+    /// that prefix encloses every possible match, so once it has ended nothing more can match.
     var anchorLength: Int {
         var length = 0
         for segment in segments {
-            guard !segment.isDescendant else { break }
-            if case .wildcard = segment.selector { break }
-            length += 1
+            guard !segment.isDescendant, segment.selectors.count == 1 else { break }
+            switch segment.selectors[0] {
+            case .key: length += 1
+            case .index(let index) where index >= 0: length += 1
+            default: return length
+            }
         }
         return length
     }
+
+    /// Whether a filter of the query refers to the document root (`$`): the document is then
+    /// buffered, since the referenced value may come after the candidate.
+    var usesAbsoluteFilterQueries: Bool {
+        segments.contains { $0.selectors.contains { if case .filter(let f) = $0 { f.usesRoot } else { false } } }
+    }
+}
+
+/// A filter expression (`?…`) of a ``JSONPathQuery``, compiled.
+public struct JSONPathFilter: Sendable, Hashable, CustomStringConvertible {
+    /// The expression as written, without the `?`.
+    public let description: String
+    let expression: FilterExpression
+
+    init(description: String, expression: FilterExpression) {
+        self.description = description
+        self.expression = expression
+    }
+
+    /// Whether it contains an absolute query (`$…`).
+    var usesRoot: Bool { expression.usesRoot }
+
+    /// Filters are equal when they are written alike.
+    public static func == (a: Self, b: Self) -> Bool { a.description == b.description }
+    /// Hashes the text.
+    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
 }
 
 /// An invalid JSONPath expression, with the position of the offending character.
 public struct JSONPathSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The expression.
     public let expression: String
-    /// Zero-based position of the offending character, in `Character`s.
+    /// Zero-based position of the offending character, in Unicode scalars.
     public let position: Int
     /// What was wrong.
     public let message: String
 
-    /// The message, the expression, and a caret under the offending character.
-    public var description: String {
-        "invalid JSONPath at character \(position + 1): \(message)\n    \(expression)\n    "
-            + String(repeating: " ", count: position) + "^"
-    }
-}
-
-/// A recursive-descent parser for the supported subset.
-struct JSONPathParser {
-    private let characters: [Character]
-    private let expression: String
-    private var position = 0
-    /// Deeper expressions are refused: they can only be hostile, and the matcher has 64 states.
-    static let maxSegments = 60
-
-    init(_ expression: String) {
+    /// Creates an error at `position` of `expression`.
+    public init(expression: String, position: Int, message: String) {
         self.expression = expression
-        characters = Array(expression)
+        self.position = position
+        self.message = message
     }
 
-    private func error(_ message: String, at position: Int? = nil) -> JSONPathSyntaxError {
-        JSONPathSyntaxError(
-            expression: expression,
-            position: min(position ?? self.position, characters.count),
-            message: message
-        )
-    }
-
-    private var current: Character? { position < characters.count ? characters[position] : nil }
-
-    mutating func parseQuery() throws(JSONPathSyntaxError) -> [JSONPathQuery.Segment] {
-        guard current == "$" else { throw error("a JSONPath starts with '$'") }
-        position += 1
-        var segments: [JSONPathQuery.Segment] = []
-        while let character = current {
-            let descendant: Bool
-            if character == "." {
-                position += 1
-                if current == "." {
-                    position += 1
-                    descendant = true
-                } else {
-                    descendant = false
-                }
-                if current == "[" {
-                    guard descendant else { throw error("expected a name or '*' after '.'") }
-                    segments.append(.init(selector: try parseBracket(), isDescendant: true))
-                } else if current == "*" {
-                    position += 1
-                    segments.append(.init(selector: .wildcard, isDescendant: descendant))
-                } else {
-                    segments.append(.init(selector: .key(try parseName()), isDescendant: descendant))
-                }
-            } else if character == "[" {
-                segments.append(.init(selector: try parseBracket(), isDescendant: false))
-            } else if character == " " || character == "\t" {
-                throw error("unexpected white space")
-            } else {
-                throw error("expected '.', '..' or '[', found '\(character)'")
-            }
-            if segments.count > Self.maxSegments {
-                throw error("more than \(Self.maxSegments) segments")
-            }
+    /// The message, the expression, and a caret under the offending character. Control
+    /// characters of the expression are shown escaped (`\n`, `\u0000`), never raw.
+    public var description: String {
+        var shown = ""
+        var caret = 0
+        for (offset, scalar) in expression.unicodeScalars.enumerated() {
+            let text = Self.visible(scalar)
+            if offset < position { caret += text.count }
+            shown += text
         }
-        return segments
+        return "invalid JSONPath at character \(position + 1): \(message)\n    \(shown)\n    "
+            + String(repeating: " ", count: caret) + "^"
     }
 
-    private mutating func parseName() throws(JSONPathSyntaxError) -> String {
-        let start = position
-        while let character = current, isNameCharacter(character, first: position == start) { position += 1 }
-        guard position > start else {
-            throw error(current.map { "expected a member name, found '\($0)'" } ?? "expected a member name after '.'")
+    /// A scalar as shown in a message: control characters escaped.
+    static func visible(_ scalar: Unicode.Scalar) -> String {
+        switch scalar {
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        case "\t": return "\\t"
+        case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value):
+            return "\\u" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+        default: return String(scalar)
         }
-        return String(characters[start..<position])
-    }
-
-    private func isNameCharacter(_ character: Character, first: Bool) -> Bool {
-        if character == "_" || (character.isASCII && character.isLetter) { return true }
-        if !first && character.isASCII && character.isNumber { return true }
-        return !character.isASCII  // RFC 9535 allows any non-ASCII character in a shorthand name
-    }
-
-    private mutating func parseBracket() throws(JSONPathSyntaxError) -> JSONPathQuery.Selector {
-        let open = position
-        position += 1  // [
-        let selector: JSONPathQuery.Selector
-        switch current {
-        case "*":
-            position += 1
-            selector = .wildcard
-        case "'", "\"":
-            selector = .key(try parseQuoted())
-        case let c? where c.isASCII && c.isNumber:
-            selector = .index(try parseIndex())
-        case "-":
-            throw error("negative indices are not supported while streaming (they need the array's length)")
-        case nil:
-            throw error("unclosed '['", at: open)
-        case let c?:
-            if c == "?" { throw error("filter expressions are not supported") }
-            if c == ":" { throw error("slices are not supported") }
-            throw error("expected a quoted name, an index or '*', found '\(c)'")
-        }
-        switch current {
-        case "]": position += 1
-        case ",": throw error("unions are not supported: select each path separately")
-        case ":": throw error("slices are not supported")
-        case nil: throw error("expected ']'")
-        case let c?: throw error("expected ']', found '\(c)'")
-        }
-        return selector
-    }
-
-    private mutating func parseIndex() throws(JSONPathSyntaxError) -> Int {
-        let start = position
-        while let c = current, c.isASCII, c.isNumber { position += 1 }
-        let digits = String(characters[start..<position])
-        if digits.count > 1 && digits.hasPrefix("0") { throw error("an index has no leading zeros", at: start) }
-        guard let index = Int(digits) else { throw error("index out of range", at: start) }
-        return index
-    }
-
-    private mutating func parseQuoted() throws(JSONPathSyntaxError) -> String {
-        let quote = characters[position]
-        position += 1
-        var text = ""
-        while let c = current {
-            position += 1
-            if c == quote { return text }
-            guard c == "\\" else {
-                text.append(c)
-                continue
-            }
-            guard let escaped = current else { break }
-            position += 1
-            switch escaped {
-            case "'", "\"", "\\", "/": text.append(escaped)
-            case "b": text.append("\u{08}")
-            case "f": text.append("\u{0C}")
-            case "n": text.append("\n")
-            case "r": text.append("\r")
-            case "t": text.append("\t")
-            case "u":
-                var value = try parseHex4()
-                if (0xD800..<0xDC00).contains(value), current == "\\", position + 1 < characters.count,
-                    characters[position + 1] == "u"
-                {
-                    position += 2
-                    let low = try parseHex4()
-                    guard (0xDC00..<0xE000).contains(low) else {
-                        throw error("invalid low surrogate", at: position - 4)
-                    }
-                    value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
-                }
-                guard let scalar = Unicode.Scalar(value) else { throw error("unpaired surrogate", at: position - 4) }
-                text.unicodeScalars.append(scalar)
-            default:
-                throw error("invalid escape '\\\(escaped)'", at: position - 1)
-            }
-        }
-        throw error("unterminated quoted name")
-    }
-
-    private mutating func parseHex4() throws(JSONPathSyntaxError) -> UInt32 {
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let c = current, let digit = c.hexDigitValue else { throw error("expected 4 hex digits after \\u") }
-            value = value * 16 + UInt32(digit)
-            position += 1
-        }
-        return value
     }
 }

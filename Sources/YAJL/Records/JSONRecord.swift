@@ -8,9 +8,9 @@ public struct JSONRecord<Value> {
     public let queryIndex: Int
     /// Which top-level value it belongs to (0 unless multiple values are allowed: NDJSON lines).
     public let topLevelIndex: Int
-    /// The 1-based line where the value starts (the NDJSON line number).
+    /// The 1-based line where the value starts (for NDJSON, the line number).
     public let line: Int
-    /// The absolute byte offset just past the value's first token.
+    /// The absolute byte offset where the value starts (its first byte).
     public let byteOffset: Int
 }
 

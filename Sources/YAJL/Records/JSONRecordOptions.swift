@@ -25,6 +25,30 @@ public struct JSONRecordOptions: Sendable {
     /// Default `true`. It assumes keys are unique, as RFC 8259 recommends, and the input after that
     /// point is neither read nor validated. Never applies with `allowMultipleValues`.
     public var stopsEarly = true
+    /// The order of the records of a JSONPath query. Default ``Order/document``.
+    public var order = Order.document
+    /// The most bytes a query may hold in memory beyond the selected value (an array it counts
+    /// from the end of, a value buffered for ``Order/rfc``, the document for an absolute query in
+    /// a filter); past it the stream ends with a ``JSONPathBufferError``. Default 256 MiB.
+    public var maxBufferedBytes = 256 << 20
+
+    /// In which order the values a query selects are delivered.
+    ///
+    /// RFC 9535 defines which nodes a query selects, and, for `..` and unions, an order that a
+    /// stream cannot always follow without holding values back: `$..*` on `{"a":{"b":1},"c":2}`
+    /// is `{"b":1}`, `2`, `1` in the RFC's order but `{"b":1}`, `1`, `2` in the document's.
+    /// Both orders hold the same values, each as many times as the RFC's nodelist has it.
+    public enum Order: Sendable, Hashable {
+        /// The order in which the selected values start in the document; a value selected more
+        /// than once comes that many times in a row (several paths: in the order of the paths).
+        /// Nothing is held back beyond what the query needs anyway.
+        case document
+        /// The RFC's nodelist order, exactly. Queries with a union or a `..` segment then buffer
+        /// the value that segment applies to (for `$..x`, the document), up to
+        /// ``JSONRecordOptions/maxBufferedBytes``; other queries stream as with ``document``.
+        case rfc
+    }
+
     /// Whether a blocking source (a file, a pipe, memory) is read and parsed on a thread of its own
     /// while records are decoded, so that the two overlap: for ``JSONRecordReader``, and for
     /// ``JSONRecords`` over a blocking source (its task then suspends, never blocks, while it

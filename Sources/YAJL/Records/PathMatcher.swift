@@ -1,119 +1,231 @@
-/// Several ``JSONPathQuery``s compiled into one set of states, matched one path step at a time.
+/// Several ``JSONPathQuery``s compiled into one set of states, matched one path step at a time
+/// while the document streams.
 ///
 /// State `offsets[q] + k` means "query q has matched its first k segments"; a set of states is a
 /// 64-bit mask. Stepping over a key or an index maps the states of a container to the states of
 /// its child; a descendant segment keeps its state (a self-loop) at every level. A child whose
 /// states include a final state is selected. A container with no live state is skipped wholesale.
+///
+/// What a key or an index alone cannot decide is left to ``PathEvaluator`` on a captured value:
+/// a filter's candidate (``filterStates``), an array whose selectors count from its end
+/// (``arrayBufferStates``), and with ``JSONRecordOptions/Order/rfc`` or an absolute query in a
+/// filter, the value where the streaming order would differ from the RFC's (``bufferStates``).
+/// The mask says which states are live; how many times each is reached (a node selected twice
+/// by `$[0,0]`) is counted again along the path when a value is captured (``counts(along:)``).
 struct PathMatcher {
-    struct Step {
-        enum Match {
-            case key([UInt8])
-            case index(Int)
-            case any
-        }
-        let match: Match
-        let isDescendant: Bool
+    /// Per state: its query and how many segments it has matched.
+    struct State {
+        let query: Int
+        let segment: Int
     }
 
-    /// Per state: the step that leaves it (nil for final states).
-    private let steps: [Step?]
+    let queries: [JSONPathQuery]
+    let states: [State]
+    /// Per query: its first state.
+    let firstState: [Int]
     /// States reached from the root before any step (the root is selected by a bare `$`).
     let initial: UInt64
     /// Final states.
     let accepting: UInt64
-    /// The query each state belongs to.
-    private let queryOfState: [Int]
+    /// States whose next segment is a descendant one (kept at every level below).
+    private let descendant: UInt64
+    /// States whose next segment has a filter selector: each child is a candidate, captured and
+    /// decided once complete.
+    let filterStates: UInt64
+    /// States whose next segment has an index or slice that counts from the end: an array in one
+    /// of them is captured whole.
+    let arrayBufferStates: UInt64
+    /// States where the value is captured whole whatever it is (RFC order, absolute filters).
+    let bufferStates: UInt64
+    /// Whether a node can be reached more than once by one query (unions, several `..`).
+    let mayRepeat: Bool
     /// Per query: the state reached at the end of its anchor (its leading plain segments).
     let anchorStates: [UInt64]
 
     static let maxStates = 64
 
-    init(_ queries: [JSONPathQuery]) throws {
-        var steps: [Step?] = []
-        var queryOfState: [Int] = []
+    init(_ queries: [JSONPathQuery], rfcOrder: Bool = false) throws(JSONPathSyntaxError) {
+        var states: [State] = []
+        var firstState: [Int] = []
         var initial: UInt64 = 0
         var accepting: UInt64 = 0
+        var descendant: UInt64 = 0
+        var filterStates: UInt64 = 0
+        var arrayBufferStates: UInt64 = 0
+        var bufferStates: UInt64 = 0
+        var mayRepeat = false
         var anchors: [UInt64] = []
+        let needed = queries.reduce(0) { $0 + $1.segments.count + 1 }
         for (q, query) in queries.enumerated() {
-            let first = steps.count
-            guard first + query.segments.count + 1 <= Self.maxStates else {
+            let first = states.count
+            guard needed <= Self.maxStates else {
                 throw JSONPathSyntaxError(
                     expression: query.expression,
                     position: 0,
                     message:
-                        "too many paths in one pass: \(queries.count) paths with \(queries.reduce(0) { $0 + $1.segments.count }) segments "
-                        + "need \(queries.reduce(0) { $0 + $1.segments.count + 1 }) matcher states, and one pass has \(Self.maxStates) "
+                        "too many paths in one pass: \(queries.count) paths with \(needed - queries.count) segments "
+                        + "need \(needed) matcher states, and one pass has \(Self.maxStates) "
                         + "(each path takes one state per segment plus one); split the paths over several passes"
                 )
             }
-            for segment in query.segments {
-                let match: Step.Match
-                switch segment.selector {
-                case .key(let key): match = .key(Array(key.utf8))
-                case .index(let index): match = .index(index)
-                case .wildcard: match = .any
+            firstState.append(first)
+            var orderIsSafe = true
+            var descendants = 0
+            for (k, segment) in query.segments.enumerated() {
+                let bit: UInt64 = 1 << UInt64(first + k)
+                if segment.isDescendant {
+                    descendant |= bit
+                    descendants += 1
                 }
-                steps.append(Step(match: match, isDescendant: segment.isDescendant))
-                queryOfState.append(q)
+                if segment.selectors.count > 1 { mayRepeat = true }
+                for selector in segment.selectors {
+                    switch selector {
+                    case .filter: filterStates |= bit
+                    case .index(let index) where index < 0: arrayBufferStates |= bit
+                    case .slice(let start, let end, let step) where !Self.isForward(start, end, step):
+                        arrayBufferStates |= bit
+                    default: break
+                    }
+                }
+                // The streaming order is the document's; the RFC's differs after a union or `..`:
+                // with `rfcOrder`, the value such a segment applies to is captured and evaluated
+                // in the RFC's order.
+                if rfcOrder && orderIsSafe && (segment.isDescendant || segment.selectors.count > 1) {
+                    bufferStates |= bit
+                    orderIsSafe = false
+                }
+                states.append(State(query: q, segment: k))
             }
-            steps.append(nil)
-            queryOfState.append(q)
+            if descendants > 1 { mayRepeat = true }
+            if query.usesAbsoluteFilterQueries { bufferStates |= 1 << UInt64(first) }
+            states.append(State(query: q, segment: query.segments.count))
             initial |= 1 << UInt64(first)
             accepting |= 1 << UInt64(first + query.segments.count)
             // A query anchored at the root (`$..x`, `$[*]`, `$`) has no anchor to wait for: it can
             // match until the document ends, which the parser itself reports.
             anchors.append(query.anchorLength == 0 ? 0 : 1 << UInt64(first + query.anchorLength))
         }
-        self.steps = steps
-        self.queryOfState = queryOfState
+        self.queries = queries
+        self.states = states
+        self.firstState = firstState
         self.initial = initial
         self.accepting = accepting
+        self.descendant = descendant
+        self.filterStates = filterStates
+        self.arrayBufferStates = arrayBufferStates
+        self.bufferStates = bufferStates
+        self.mayRepeat = mayRepeat
         self.anchorStates = anchors
     }
 
-    /// The states of the child at `key` of a container in `states`.
+    /// Whether a slice selects the same elements whatever the array's length: it does not count
+    /// from the end and goes forward.
+    static func isForward(_ start: Int?, _ end: Int?, _ step: Int?) -> Bool {
+        (start ?? 0) >= 0 && (end ?? 0) >= 0 && (step ?? 1) >= 0
+    }
+
+    /// The segment that leaves `state` (nil for a final state).
+    @inline(__always)
+    func segment(of state: Int) -> JSONPathQuery.Segment? {
+        let info = states[state]
+        let segments = queries[info.query].segments
+        return info.segment < segments.count ? segments[info.segment] : nil
+    }
+
+    /// Whether `selector` selects the child at `key` or `index` (filters and selectors that count
+    /// from the end never do here: they are decided on a captured value).
+    @inline(__always)
+    private static func selects(_ selector: JSONPathQuery.Selector, key: UnsafeRawBufferPointer?, index: Int) -> Bool {
+        switch selector {
+        case .wildcard: return true
+        case .key(let name):
+            guard let key else { return false }
+            var name = name
+            return name.withUTF8 { $0.count == key.count && (key.isEmpty || memcmpEqual($0.baseAddress!, key.baseAddress!, key.count)) }
+        case .index(let wanted): return key == nil && wanted == index
+        case .slice(let start, let end, let step):
+            guard key == nil, isForward(start, end, step) else { return false }
+            let start = start ?? 0
+            let step = step ?? 1
+            guard step > 0, index >= start else { return false }
+            if let end, index >= end { return false }
+            return (index - start) % step == 0
+        case .filter: return false
+        }
+    }
+
+    /// The states of the child at `key` of an object in `states`.
     @inline(__always)
     func step(_ states: UInt64, key: UnsafeRawBufferPointer) -> UInt64 {
-        step(states) { match in
-            if case .key(let name) = match {
-                return name.count == key.count && name.withUnsafeBytes { $0.elementsEqual(key) }
-            }
-            return false
-        }
+        step(states, key: key, index: -1)
     }
 
     /// The states of the element at `index` of an array in `states`.
     @inline(__always)
     func step(_ states: UInt64, index: Int) -> UInt64 {
-        step(states) { match in
-            if case .index(let wanted) = match { return wanted == index }
-            return false
-        }
+        step(states, key: nil, index: index)
     }
 
-    /// One step over a child that `selects` says a key or index selector matches: descendant
-    /// states stay, matching states advance, wildcards always advance.
+    /// One step: descendant states stay, states with a selector of the child advance.
     @inline(__always)
-    private func step(_ states: UInt64, selects: (Step.Match) -> Bool) -> UInt64 {
-        var result: UInt64 = 0
+    private func step(_ states: UInt64, key: UnsafeRawBufferPointer?, index: Int) -> UInt64 {
+        var result = states & descendant
         var remaining = states & ~accepting
         while remaining != 0 {
             let state = remaining.trailingZeroBitCount
             remaining &= remaining - 1
-            guard let step = steps[state] else { continue }
-            if step.isDescendant { result |= 1 << UInt64(state) }
-            if case .any = step.match {
+            guard let segment = segment(of: state) else { continue }
+            for selector in segment.selectors where Self.selects(selector, key: key, index: index) {
                 result |= 1 << UInt64(state + 1)
-            } else if selects(step.match) {
-                result |= 1 << UInt64(state + 1)
+                break
             }
         }
         return result
     }
 
-    /// The first query that `states` completes.
-    func matchedQuery(_ states: UInt64) -> Int {
-        queryOfState[(states & accepting).trailingZeroBitCount]
+    /// How many ways each state is reached at the end of `path` (a state absent is not reached),
+    /// and the filter selectors of its parent's states that the value at `path` is a candidate
+    /// of, each with the number of ways it is reached. Without ``mayRepeat`` every live state is
+    /// reached once.
+    func counts(
+        along path: JSONPath
+    ) -> (states: [(state: Int, count: Int)], pendingFilters: [(state: Int, filter: JSONPathFilter, count: Int)]) {
+        var current: [(state: Int, count: Int)] = []
+        var remaining = initial
+        while remaining != 0 {
+            current.append((remaining.trailingZeroBitCount, 1))
+            remaining &= remaining - 1
+        }
+        var pending: [(state: Int, filter: JSONPathFilter, count: Int)] = []
+        for (level, component) in path.components.enumerated() {
+            let isLast = level == path.components.count - 1
+            var next: [Int: Int] = [:]
+            for (state, count) in current {
+                guard let segment = segment(of: state) else { continue }
+                if segment.isDescendant { next[state, default: 0] = Self.saturatingAdd(next[state, default: 0], count) }
+                for selector in segment.selectors {
+                    let selected: Bool
+                    switch component {
+                    case .key(let key):
+                        var key = key
+                        selected = key.withUTF8 { Self.selects(selector, key: UnsafeRawBufferPointer($0), index: -1) }
+                    case .index(let index):
+                        selected = Self.selects(selector, key: nil, index: index)
+                    }
+                    if selected { next[state + 1, default: 0] = Self.saturatingAdd(next[state + 1, default: 0], count) }
+                    if isLast, case .filter(let filter) = selector { pending.append((state, filter, count)) }
+                }
+            }
+            current = next.map { ($0.key, $0.value) }.sorted { $0.state < $1.state }
+        }
+        return (current, pending)
+    }
+
+    /// Counts of selections saturate instead of trapping: `$..*..*..*…` on a deep document
+    /// selects a node astronomically often, and a stream stops at ``JSONRecordOptions/limit``.
+    static func saturatingAdd(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? Int.max : sum
     }
 
     /// The queries whose anchor value is the one with `states`, as a mask over queries.

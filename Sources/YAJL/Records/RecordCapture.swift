@@ -1,8 +1,11 @@
 /// A selected value waiting on the tape: where it starts, and where it came from.
 struct SelectedValue {
     var start: Int
-    /// Where the record's source positions begin on the tape (for errors).
+    /// Where the source positions of the record holding the value begin on the tape (for errors).
     var positionStart: Int
+    /// Where that record starts on the tape: the value itself, or a value enclosing it (a match
+    /// nested in another one is read from the same bytes).
+    var positionRoot: Int
     let path: JSONPath
     let queryIndex: Int
     let topLevelIndex: Int
@@ -13,9 +16,12 @@ struct SelectedValue {
 /// The parser's handler for records: selects values by path while the document streams, and
 /// captures each selected value on a ``Tape``.
 ///
-/// Outside a selected value it only follows the path (one state mask per open container, nothing
-/// at all below containers no path can reach); inside one it records events on a ``Tape``. Memory
-/// is the selected value being recorded plus the records of the current chunk not yet handed out.
+/// Outside a captured value it only follows the paths (one state mask per open container, nothing
+/// at all below containers no path can reach); inside one it records events on a ``Tape``. A value
+/// is captured when it is selected, when it is a filter's candidate, or when its query needs it
+/// whole (see ``PathMatcher``); once complete, what the stream could not decide is decided on it
+/// by ``PathEvaluator``, which also finds the matches nested inside it. Memory is the value being
+/// captured plus the records of the current chunk not yet handed out.
 final class RecordCapture: JSONEventHandler {
     private struct Frame {
         var states: UInt64
@@ -30,21 +36,29 @@ final class RecordCapture: JSONEventHandler {
     private let matcher: PathMatcher
     private let stopsEarly: Bool
     private let limit: Int?
+    private let order: JSONRecordOptions.Order
+    private let maxBufferedBytes: Int
     @exclusivity(unchecked)
     private var frames: [Frame] = []
     /// Selected values, recorded flat; cleared by the consumer once its records are handed out.
     let tape = Tape()
-    /// The value being captured: its record (complete when the value ends) and the queries it
-    /// anchors.
+    /// The value being captured, and what to do when it is complete.
     private var captureInfo: PendingCapture?
     private struct PendingCapture {
         var record: SelectedValue
+        /// Its live states.
+        let states: UInt64
         let anchors: UInt64
+        /// Whether ``PathEvaluator`` decides its records (else: itself, once per query selecting it).
+        let evaluates: Bool
     }
+    /// Where a capture held whole for its query's sake started (its size is limited), or nil.
+    @exclusivity(unchecked)
+    private var bufferStart: Int?
     private var exhausted: UInt64 = 0
     private let allQueries: UInt64
 
-    /// Completed records, in document order, waiting to be handed out.
+    /// Completed records, in order, waiting to be handed out.
     @exclusivity(unchecked)
     var ready: [SelectedValue] = []
     /// Records selected so far.
@@ -55,10 +69,12 @@ final class RecordCapture: JSONEventHandler {
     /// See ``batchIsReady``.
     static var batchFootprint: Int { 64 << 10 }
 
-    init(queries: [JSONPathQuery], stopsEarly: Bool, limit: Int?) throws {
-        matcher = try PathMatcher(queries)
+    init(queries: [JSONPathQuery], options: JSONRecordOptions, stopsEarly: Bool) throws {
+        matcher = try PathMatcher(queries, rfcOrder: options.order == .rfc)
         self.stopsEarly = stopsEarly
-        self.limit = limit
+        self.limit = options.limit
+        self.order = options.order
+        self.maxBufferedBytes = options.maxBufferedBytes
         allQueries = queries.count >= 64 ? ~0 : (1 << UInt64(queries.count)) - 1
     }
 
@@ -67,8 +83,7 @@ final class RecordCapture: JSONEventHandler {
         ready.removeAll(keepingCapacity: true)
         if let start = captureInfo?.record.start, tape.isCapturing {
             tape.discard(before: start, positionsBefore: captureInfo!.record.positionStart)
-            captureInfo?.record.start = 0
-            captureInfo?.record.positionStart = 0
+            rebaseCapture()
         } else {
             tape.removeAll()
         }
@@ -80,13 +95,20 @@ final class RecordCapture: JSONEventHandler {
         spare.removeAll()
         if let start = captureInfo?.record.start, tape.isCapturing {
             spare.takeIncompleteRecord(from: tape, at: start, positionsAt: captureInfo!.record.positionStart)
-            captureInfo?.record.start = 0
-            captureInfo?.record.positionStart = 0
+            rebaseCapture()
         }
         // `spare` holds the incomplete record (if any), `tape` the completed ones: exchange them.
         tape.swapContents(with: spare)
         defer { ready = [] }
         return (spare, ready)
+    }
+
+    /// The record being captured now starts the tape.
+    private func rebaseCapture() {
+        captureInfo?.record.start = 0
+        captureInfo?.record.positionStart = 0
+        captureInfo?.record.positionRoot = 0
+        if bufferStart != nil { bufferStart = 0 }
     }
 
     // MARK: Matching
@@ -105,31 +127,46 @@ final class RecordCapture: JSONEventHandler {
         return frames[top].memberStates
     }
 
-    /// A scalar or a container starts outside any capture: select it, or follow it.
-    private func valueStarts(isContainer: Bool, isArray: Bool, context: JSONEventContext, record: (Tape) -> Void) {
+    /// A scalar or a container starts outside any capture: capture it, follow it, or skip it.
+    private func valueStarts(
+        isContainer: Bool,
+        isArray: Bool,
+        context: JSONEventContext,
+        record: (Tape) -> SourcePosition
+    ) {
         let parentStates = frames.last?.states ?? 0
         let states = statesOfNewValue()
         // A value is a query's anchor when its states reach the anchor state and its parent's did
         // not (a `..` segment after the anchor keeps the state alive below it).
         let anchors = states == 0 ? 0 : matcher.anchoredQueries(states) & ~matcher.anchoredQueries(parentStates)
-        if states & matcher.accepting != 0 {
+        let isCandidate = parentStates & matcher.filterStates != 0
+        let isBuffered =
+            states & matcher.bufferStates != 0 || (isArray && states & matcher.arrayBufferStates != 0)
+        if states & matcher.accepting != 0 || isCandidate || isBuffered {
             if let limit, selectedCount >= limit {  // `limit: 0` selects nothing
                 context.stop()
                 return
             }
+            let start = tape.count
+            let positionStart = tape.positionCount
+            let position = record(tape)
             captureInfo = PendingCapture(
                 record: SelectedValue(
-                    start: tape.count,
-                    positionStart: tape.positionCount,
+                    start: start,
+                    positionStart: positionStart,
+                    positionRoot: start,
                     path: context.path ?? .root,
-                    queryIndex: matcher.matchedQuery(states),
+                    queryIndex: 0,
                     topLevelIndex: context.topLevelIndex,
-                    line: context.line,
-                    byteOffset: context.byteOffset
+                    line: position.line,
+                    byteOffset: position.offset
                 ),
-                anchors: anchors
+                states: states,
+                anchors: anchors,
+                evaluates: isCandidate || isBuffered || matcher.mayRepeat
+                    || (isContainer && states & ~matcher.accepting != 0)
             )
-            record(tape)
+            bufferStart = isBuffered && states & matcher.accepting == 0 && !isCandidate ? start : nil
             if !isContainer { emit(context: context) }
         } else if isContainer {
             frames.append(Frame(states: states, isArray: isArray, anchors: anchors))
@@ -138,17 +175,106 @@ final class RecordCapture: JSONEventHandler {
         }
     }
 
+    /// Ends the stream when a buffered capture has grown past its limit.
+    @inline(__always)
+    private func checkBuffer() throws {
+        guard let bufferStart, tape.count - bufferStart > maxBufferedBytes else { return }
+        try bufferOverflow()
+    }
+
+    private func bufferOverflow() throws {
+        let info = captureInfo!
+        let query = matcher.queries[matcher.states[(info.states & matcher.bufferStates != 0
+            ? info.states & matcher.bufferStates : info.states & matcher.arrayBufferStates).trailingZeroBitCount].query]
+        let reason: String
+        if query.usesAbsoluteFilterQueries {
+            reason = "a filter refers to the document root '$', so the document is buffered"
+        } else if info.states & matcher.arrayBufferStates != 0 {
+            reason = "an index or slice counts from the end of this array"
+        } else {
+            reason = "the RFC order is asked for, and a union or '..' applies to this value"
+        }
+        throw JSONPathBufferError(query: query.expression, path: info.record.path, reason: reason, limit: maxBufferedBytes)
+    }
+
     private func emit(context: JSONEventContext) {
         guard let info = captureInfo else { return }
         captureInfo = nil
-        ready.append(info.record)
-        selectedCount += 1
+        bufferStart = nil
+        let before = ready.count
+        if info.evaluates {
+            evaluate(info)
+        } else {
+            var accepted = info.states & matcher.accepting
+            while accepted != 0 {
+                var record = info.record
+                record = SelectedValue(
+                    start: record.start, positionStart: record.positionStart, positionRoot: record.positionRoot,
+                    path: record.path, queryIndex: matcher.states[accepted.trailingZeroBitCount].query,
+                    topLevelIndex: record.topLevelIndex, line: record.line, byteOffset: record.byteOffset
+                )
+                ready.append(record)
+                accepted &= accepted - 1
+            }
+        }
+        selectedCount += ready.count - before
         if let limit, selectedCount >= limit {
+            ready.removeLast(selectedCount - limit)
+            selectedCount = limit
             context.stop()
             return
         }
         if info.anchors != 0 { exhaust(info.anchors, context: context) }
         if tape.footprint >= Self.batchFootprint, let batchIsReady { batchIsReady() }
+    }
+
+    /// Decides the records of a complete capture: the filters its parent's states apply to it,
+    /// then every query's remaining segments from it, nested matches included.
+    private func evaluate(_ info: PendingCapture) {
+        let tree = CapturedTree(view: tape.view, root: info.record.start, positionStart: info.record.positionStart)
+        let isDocument = info.record.path.components.isEmpty
+        let evaluator = PathEvaluator(tree: tree, documentRoot: isDocument ? 0 : nil)
+        var (entries, pending) = matcher.counts(along: info.record.path)
+        for (state, filter, count) in pending where evaluator.test(filter.expression, current: 0) {
+            entries.append((state + 1, count))
+        }
+        let room = limit.map { max(0, $0 - selectedCount) } ?? Int.max
+        var results: [(node: Int, query: Int)] = []
+        for (state, count) in entries {
+            let (query, segment) = (matcher.states[state].query, matcher.states[state].segment)
+            let selected = evaluator.select(matcher.queries[query].segments[segment...], from: [0])
+            guard !selected.isEmpty else { continue }
+            for _ in 0..<count {
+                results.append(contentsOf: selected.lazy.map { ($0, query) })
+                if results.count >= room { break }
+            }
+            if results.count >= room { break }
+        }
+        if order == .document {
+            // Where each value starts; a value selected several times keeps its copies together.
+            results = results.enumerated().sorted { a, b in
+                let (x, y) = (tree.nodes[a.element.node].tape, tree.nodes[b.element.node].tape)
+                if x != y { return x < y }
+                if a.element.query != b.element.query { return a.element.query < b.element.query }
+                return a.offset < b.offset
+            }.map(\.element)
+        }
+        for (node, query) in results.prefix(room) {
+            let info2 = tree.nodes[node]
+            let path = node == 0 ? info.record.path : JSONPath(info.record.path.components + tree.relativePath(node))
+            ready.append(
+                SelectedValue(
+                    start: info2.tape,
+                    positionStart: info.record.positionStart,
+                    positionRoot: info.record.start,
+                    path: path,
+                    queryIndex: query,
+                    topLevelIndex: info.record.topLevelIndex,
+                    line: info2.position.line,
+                    byteOffset: info2.position.offset
+                )
+            )
+        }
     }
 
     private func exhaust(_ queries: UInt64, context: JSONEventContext) {
@@ -174,9 +300,12 @@ final class RecordCapture: JSONEventHandler {
     func startObject(context: JSONEventContext) throws {
         if tape.isCapturing {
             tape.startContainer(.object, at: context.start(ofTokenLength: 1))
+            try checkBuffer()
         } else {
             valueStarts(isContainer: true, isArray: false, context: context) {
-                $0.startContainer(.object, at: context.start(ofTokenLength: 1))
+                let position = context.start(ofTokenLength: 1)
+                $0.startContainer(.object, at: position)
+                return position
             }
         }
     }
@@ -184,9 +313,12 @@ final class RecordCapture: JSONEventHandler {
     func startArray(context: JSONEventContext) throws {
         if tape.isCapturing {
             tape.startContainer(.array, at: context.start(ofTokenLength: 1))
+            try checkBuffer()
         } else {
             valueStarts(isContainer: true, isArray: true, context: context) {
-                $0.startContainer(.array, at: context.start(ofTokenLength: 1))
+                let position = context.start(ofTokenLength: 1)
+                $0.startContainer(.array, at: position)
+                return position
             }
         }
     }
@@ -205,9 +337,12 @@ final class RecordCapture: JSONEventHandler {
     func string(_ value: JSONStringView, context: JSONEventContext) throws {
         if tape.isCapturing {
             tape.text(.string, value.bytes, at: context.start(ofString: value))
+            try checkBuffer()
         } else {
             valueStarts(isContainer: false, isArray: false, context: context) {
-                $0.text(.string, value.bytes, at: context.start(ofString: value))
+                let position = context.start(ofString: value)
+                $0.text(.string, value.bytes, at: position)
+                return position
             }
         }
     }
@@ -215,9 +350,12 @@ final class RecordCapture: JSONEventHandler {
     func number(_ value: JSONNumberView, context: JSONEventContext) throws {
         if tape.isCapturing {
             tape.number(value.bytes, at: context.start(ofTokenLength: value.bytes.count))
+            try checkBuffer()
         } else {
             valueStarts(isContainer: false, isArray: false, context: context) {
-                $0.number(value.bytes, at: context.start(ofTokenLength: value.bytes.count))
+                let position = context.start(ofTokenLength: value.bytes.count)
+                $0.number(value.bytes, at: position)
+                return position
             }
         }
     }
@@ -227,7 +365,9 @@ final class RecordCapture: JSONEventHandler {
             tape.scalar(.bool, value, at: context.start(ofTokenLength: value ? 4 : 5))
         } else {
             valueStarts(isContainer: false, isArray: false, context: context) {
-                $0.scalar(.bool, value, at: context.start(ofTokenLength: value ? 4 : 5))
+                let position = context.start(ofTokenLength: value ? 4 : 5)
+                $0.scalar(.bool, value, at: position)
+                return position
             }
         }
     }
@@ -237,7 +377,9 @@ final class RecordCapture: JSONEventHandler {
             tape.scalar(.null, at: context.start(ofTokenLength: 4))
         } else {
             valueStarts(isContainer: false, isArray: false, context: context) {
-                $0.scalar(.null, at: context.start(ofTokenLength: 4))
+                let position = context.start(ofTokenLength: 4)
+                $0.scalar(.null, at: position)
+                return position
             }
         }
     }

@@ -18,8 +18,8 @@ final class RecordParser {
         try Self.validate(queries)
         capture = try RecordCapture(
             queries: queries,
-            stopsEarly: options.stopsEarly && !options.parser.allowMultipleValues,
-            limit: options.limit
+            options: options,
+            stopsEarly: options.stopsEarly && !options.parser.allowMultipleValues
         )
         // Records carry their paths (and decoding errors name them), so paths are always tracked.
         var parserOptions = options.parser

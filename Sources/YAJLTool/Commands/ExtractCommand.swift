@@ -6,16 +6,35 @@ import YAJLHTTP
 let extractCommand = Command(
     name: "extract",
     summary: "Write the values selected by JSONPath, one per line (NDJSON).",
-    usage: "JSONPATH... [FILE|-] [--limit N] [--allow-multiple-values] [--chunk-size N] [--progress|--quiet]",
+    usage:
+        "JSONPATH... [FILE|-] [--order document|rfc] [--paths] [--require-match] [--limit N] [--allow-multiple-values] [--chunk-size N] [--progress|--quiet]",
     details: """
-        Arguments starting with '$' are paths (several may be given; each value is written once, in
-        document order); the other is the input. Values are minified, numbers exactly as in the input,
-        strings JSON-escaped. Reading stops as soon as nothing more can match or --limit is reached.
+        Arguments starting with '$' are RFC 9535 JSONPath queries (filters, slices, unions and '..'
+        included); the other is the input. Every value a query selects is written, as many times as
+        the RFC's result has it; with several queries, each query's values (a value two queries
+        select is written twice). Values come in the order they start in the document; with
+        --order rfc, in the RFC's order (a query with a union or '..' then buffers the value it
+        applies to, up to --max-buffered-bytes). With --paths each line is ["$['a'][0]",value],
+        the value's normalized path and the value. Values are minified, numbers exactly as in the
+        input, strings JSON-escaped. Reading stops as soon as nothing more can match or --limit is
+        reached. When nothing matched, stderr says so (exit 0, or 1 with --require-match).
         On invalid input the error and the number of values already written go to stderr (exit 1).
         A progress line (bytes, MB/s, records) is shown on stderr when it is a terminal.
         """,
     options: parserOptionSpecs + [
         .size("--limit", "stop after N values") { $0.values["--limit"] = String($1) },
+        OptionSpec(name: "--order", valueName: "document|rfc", help: "the order of the values (default document)") {
+            settings, text in
+            guard text == "document" || text == "rfc" else {
+                throw UsageError(description: "--order is 'document' or 'rfc', not '\(text)'")
+            }
+            settings.values["--order"] = text
+        },
+        .flag("--paths", "write [normalized path, value] for each value") { $0.values["--paths"] = "1" },
+        .flag("--require-match", "exit 1 when no value matched") { $0.values["--require-match"] = "1" },
+        .size("--max-buffered-bytes", "the most a query may buffer beyond its values (default 256 MiB)") {
+            $0.values["--max-buffered-bytes"] = String($1)
+        },
         .flag("--progress", "show the progress line even when stderr is not a terminal") {
             $0.values["--progress"] = "1"
         },
@@ -34,6 +53,9 @@ let extractCommand = Command(
 
     var options = JSONRecordOptions(parser: settings.parser)
     options.limit = settings.values["--limit"].flatMap { Int($0) }
+    if settings.values["--order"] == "rfc" { options.order = .rfc }
+    if let bytes = settings.values["--max-buffered-bytes"].flatMap({ Int($0) }) { options.maxBufferedBytes = bytes }
+    let writesPaths = settings.values["--paths"] != nil
     let download = DownloadState()
     var http = settings.http
     http.onProgress = { download.update($0) }
@@ -50,14 +72,25 @@ let extractCommand = Command(
     let out = OutputBuffer()
     var written = 0
     do {
-        while let value = try reader.next() {
-            try out.write(bytes: value.bytes)
-            try out.write("\n")
+        while let record = try reader.nextRecord() {
+            if writesPaths {
+                try out.write("[" + jsonQuoted(record.path.normalized) + ",")
+                try out.write(bytes: record.value.bytes)
+                try out.write("]\n")
+            } else {
+                try out.write(bytes: record.value.bytes)
+                try out.write("\n")
+            }
             written += 1
             if written & 1023 == 0 { progress?.update(bytes: reader.report.bytesRead, records: written) }
         }
         try out.flush()
         progress?.finish(bytes: reader.report.bytesRead, records: written)
+        if written == 0 {
+            let what = paths.count == 1 ? paths[0] : "any of " + paths.joined(separator: " ")
+            standardError.write("yajl: no value matched \(what)\n")
+            if settings.values["--require-match"] != nil { return ExitStatus.noMatch }
+        }
     } catch let error as JSONIOError where error.operation == .write {
         throw error
     } catch {
@@ -67,6 +100,20 @@ let extractCommand = Command(
         throw error
     }
     return ExitStatus.success
+}
+
+/// `text` as a JSON string.
+func jsonQuoted(_ text: String) -> String {
+    var quoted = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": quoted += "\\\""
+        case "\\": quoted += "\\\\"
+        case _ where scalar.value < 0x20: quoted += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+        default: quoted.unicodeScalars.append(scalar)
+        }
+    }
+    return quoted + "\""
 }
 
 func fileSize(_ path: String) -> Int? {

@@ -1,0 +1,111 @@
+/// A captured value (on a ``Tape``) indexed as a tree, for what a stream cannot decide alone:
+/// filters, indices that count from the end, matches nested in a selected value, and the RFC's
+/// order. Built in one walk over the value's tape bytes and its source positions; the nodes of
+/// one container's children are contiguous. It costs about 64 bytes per value of the capture,
+/// and exists only while the capture is evaluated.
+struct CapturedTree {
+    struct Node {
+        /// Where the value's tag is on the tape.
+        let tape: Int
+        /// Where the member's key is on the tape; -1 for an element or the root.
+        let key: Int
+        /// The element's index, or the member's position in its object.
+        let index: Int
+        /// The parent node; -1 for the root.
+        let parent: Int
+        /// The first child node (its children are contiguous), and how many there are.
+        var firstChild = 0
+        var childCount = 0
+        /// Where the value starts in the source.
+        var position = SourcePosition(offset: 0, line: 1, column: 1)
+    }
+
+    let view: TapeView
+    private(set) var nodes: [Node] = []
+
+    /// Indexes the value at `root` of `view`, whose source positions are at `positionStart` (the
+    /// value must be the first of its record: its position is stored whole).
+    init(view: TapeView, root: Int, positionStart: Int) {
+        self.view = view
+        var cursor = positionStart
+        func varint() -> Int {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while cursor < view.positions.count {
+                let byte = view.positions[cursor]
+                cursor += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 || shift >= 63 { break }
+                shift += 7
+            }
+            return Int(truncatingIfNeeded: value)
+        }
+        var position = SourcePosition(offset: varint(), line: varint(), column: varint())
+        nodes.append(Node(tape: root, key: -1, index: 0, parent: -1))
+        // Pre-order, as the positions were recorded: a node's position is read when it is visited.
+        var pending = [0]
+        var first = true
+        while let node = pending.popLast() {
+            if !first {
+                let entry = varint()
+                position.offset += entry >> 1
+                if entry & 1 == 0 {
+                    position.column += entry >> 1
+                } else {
+                    position.line += varint()
+                    position.column = varint()
+                }
+            }
+            first = false
+            nodes[node].position = position
+            let tape = nodes[node].tape
+            let kind = view.kind(tape)
+            guard kind == .object || kind == .array else { continue }
+            let firstChild = nodes.count
+            var child = view.firstChild(tape)
+            let end = view.end(tape)
+            var ordinal = 0
+            while child < end {
+                if kind == .object {
+                    let value = view.next(child)
+                    nodes.append(Node(tape: value, key: child, index: ordinal, parent: node))
+                    child = view.next(value)
+                } else {
+                    nodes.append(Node(tape: child, key: -1, index: ordinal, parent: node))
+                    child = view.next(child)
+                }
+                ordinal += 1
+            }
+            nodes[node].firstChild = firstChild
+            nodes[node].childCount = ordinal
+            for index in stride(from: nodes.count - 1, through: firstChild, by: -1) { pending.append(index) }
+        }
+    }
+
+    @inline(__always)
+    func kind(_ node: Int) -> Tape.Kind { view.kind(nodes[node].tape) }
+
+    /// The children of `node`, in document order.
+    @inline(__always)
+    func children(_ node: Int) -> Range<Int> {
+        nodes[node].firstChild..<(nodes[node].firstChild + nodes[node].childCount)
+    }
+
+    /// The path of `node` from the root of the capture.
+    func relativePath(_ node: Int) -> [JSONPath.Component] {
+        var components: [JSONPath.Component] = []
+        var current = node
+        while nodes[current].parent >= 0 {
+            let info = nodes[current]
+            components.append(info.key >= 0 ? .key(view.string(info.key)) : .index(info.index))
+            current = info.parent
+        }
+        return components.reversed()
+    }
+
+    /// Whether the key of member `node` is `name`'s UTF-8.
+    @inline(__always)
+    func keyEquals(_ node: Int, _ name: String) -> Bool {
+        nodes[node].key >= 0 && view.keyEquals(nodes[node].key, name)
+    }
+}

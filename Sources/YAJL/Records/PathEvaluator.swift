@@ -1,0 +1,277 @@
+/// RFC 9535's semantics over a ``CapturedTree``: segments applied to node lists in the RFC's
+/// order, filters with comparisons, existence tests and the five functions.
+///
+/// `$` inside a filter is the tree's root; a query using it is only evaluated on a tree that
+/// holds the whole document (``PathMatcher/bufferStates`` makes sure of that).
+struct PathEvaluator {
+    let tree: CapturedTree
+    /// The document's root, when the tree holds the whole document.
+    let documentRoot: Int?
+
+    // MARK: Segments
+
+    /// The nodes that `segments` select from `input`, in the RFC's order (duplicates kept).
+    func select(_ segments: ArraySlice<JSONPathQuery.Segment>, from input: [Int]) -> [Int] {
+        var nodes = input
+        for segment in segments {
+            var next: [Int] = []
+            for node in nodes {
+                if segment.isDescendant {
+                    // The node and its descendants, each before its own descendants, arrays in order.
+                    var pending = [node]
+                    while let visited = pending.popLast() {
+                        apply(segment.selectors, to: visited, into: &next)
+                        let children = tree.children(visited)
+                        for child in children.reversed() { pending.append(child) }
+                    }
+                } else {
+                    apply(segment.selectors, to: node, into: &next)
+                }
+            }
+            nodes = next
+            if nodes.isEmpty { break }
+        }
+        return nodes
+    }
+
+    /// The children of `node` that each selector selects, selector by selector.
+    private func apply(_ selectors: [JSONPathQuery.Selector], to node: Int, into output: inout [Int]) {
+        let kind = tree.kind(node)
+        guard kind == .object || kind == .array else { return }
+        let children = tree.children(node)
+        for selector in selectors {
+            switch selector {
+            case .wildcard:
+                output.append(contentsOf: children)
+            case .key(let name):
+                guard kind == .object else { continue }
+                for child in children where tree.keyEquals(child, name) { output.append(child) }
+            case .index(let index):
+                guard kind == .array else { continue }
+                let normalized = index >= 0 ? index : children.count + index
+                if normalized >= 0 && normalized < children.count { output.append(children.lowerBound + normalized) }
+            case .slice(let start, let end, let step):
+                guard kind == .array else { continue }
+                for offset in Self.sliceIndices(count: children.count, start: start, end: end, step: step) {
+                    output.append(children.lowerBound + offset)
+                }
+            case .filter(let filter):
+                for child in children where test(filter.expression, current: child) { output.append(child) }
+            }
+        }
+    }
+
+    /// RFC 9535 §2.3.4.2.2: the indices a slice selects from an array of `count` elements.
+    static func sliceIndices(count: Int, start: Int?, end: Int?, step: Int?) -> [Int] {
+        let step = step ?? 1
+        guard step != 0, count > 0 else { return [] }
+        func normalize(_ index: Int) -> Int { index >= 0 ? index : count + index }
+        var indices: [Int] = []
+        if step > 0 {
+            let lower = min(max(normalize(start ?? 0), 0), count)
+            let upper = min(max(normalize(end ?? count), 0), count)
+            var index = lower
+            while index < upper {
+                indices.append(index)
+                index += step
+            }
+        } else {
+            let upper = min(max(normalize(start ?? count - 1), -1), count - 1)
+            let lower = min(max(end.map(normalize) ?? -1, -1), count - 1)
+            var index = upper
+            while lower < index {
+                indices.append(index)
+                index += step
+            }
+        }
+        return indices
+    }
+
+    // MARK: Filters
+
+    /// A filter's operand once evaluated: nothing (an empty query, a function without result),
+    /// a node of the tree, or a literal.
+    private enum Operand {
+        case nothing
+        case node(Int)
+        case literal(FilterLiteral)
+    }
+
+    func test(_ expression: FilterExpression, current: Int) -> Bool {
+        switch expression {
+        case .or(let terms): return terms.contains { test($0, current: current) }
+        case .and(let terms): return terms.allSatisfy { test($0, current: current) }
+        case .not(let term): return !test(term, current: current)
+        case .exists(let query): return !nodes(query, current: current).isEmpty
+        case .test(let function): return logical(function, current: current)
+        case .comparison(let left, let op, let right):
+            let a = operand(left, current: current)
+            let b = operand(right, current: current)
+            switch op {
+            case .equal: return equal(a, b)
+            case .notEqual: return !equal(a, b)
+            case .less: return less(a, b)
+            case .lessOrEqual: return less(a, b) || equal(a, b)
+            case .greater: return less(b, a)
+            case .greaterOrEqual: return less(b, a) || equal(a, b)
+            }
+        }
+    }
+
+    private func nodes(_ query: FilterQuery, current: Int) -> [Int] {
+        let start: Int
+        if query.isAbsolute {
+            guard let documentRoot else {
+                preconditionFailure("an absolute query is evaluated only on a captured document")
+            }
+            start = documentRoot
+        } else {
+            start = current
+        }
+        return select(query.segments[...], from: [start])
+    }
+
+    private func operand(_ comparable: FilterComparable, current: Int) -> Operand {
+        switch comparable {
+        case .literal(let literal): return .literal(literal)
+        case .query(let query): return nodes(query, current: current).first.map(Operand.node) ?? .nothing
+        case .function(let function): return value(function, current: current)
+        }
+    }
+
+    private func argumentValue(_ argument: FilterFunction.Argument, current: Int) -> Operand {
+        switch argument {
+        case .literal(let literal): return .literal(literal)
+        case .query(let query): return nodes(query, current: current).first.map(Operand.node) ?? .nothing
+        case .function(let function): return value(function, current: current)
+        case .logical: return .nothing  // no function of RFC 9535 takes one as a value
+        }
+    }
+
+    /// `length`, `count` and `value`: functions with a value result.
+    private func value(_ function: FilterFunction, current: Int) -> Operand {
+        switch function.name {
+        case .length:
+            switch argumentValue(function.arguments[0], current: current) {
+            case .literal(.string(let text)): return .literal(.number(ExactNumber(text.unicodeScalars.count)))
+            case .node(let node):
+                switch tree.kind(node) {
+                case .string:
+                    let count = String(decoding: tree.view.text(tree.nodes[node].tape), as: UTF8.self).unicodeScalars.count
+                    return .literal(.number(ExactNumber(count)))
+                case .array, .object: return .literal(.number(ExactNumber(tree.nodes[node].childCount)))
+                default: return .nothing
+                }
+            default: return .nothing
+            }
+        case .count:
+            guard case .query(let query) = function.arguments[0] else { return .nothing }
+            return .literal(.number(ExactNumber(nodes(query, current: current).count)))
+        case .value:
+            guard case .query(let query) = function.arguments[0] else { return .nothing }
+            let selected = nodes(query, current: current)
+            return selected.count == 1 ? .node(selected[0]) : .nothing
+        case .match, .search:
+            return .nothing
+        }
+    }
+
+    /// `match` and `search`: false unless both arguments are strings and the pattern is valid.
+    private func logical(_ function: FilterFunction, current: Int) -> Bool {
+        guard let text = string(argumentValue(function.arguments[0], current: current)) else { return false }
+        let pattern: IRegexp?
+        if let compiled = function.compiledPattern {
+            pattern = compiled
+        } else if case .literal(.string) = function.arguments[1] {
+            return false  // a literal pattern that is not an I-Regexp
+        } else {
+            guard let source = string(argumentValue(function.arguments[1], current: current)) else { return false }
+            pattern = IRegexp(source, wholeString: function.name == .match)
+        }
+        return pattern?.matches(text) ?? false
+    }
+
+    private func string(_ operand: Operand) -> String? {
+        switch operand {
+        case .literal(.string(let text)): return text
+        case .node(let node) where tree.kind(node) == .string: return tree.view.string(tree.nodes[node].tape)
+        default: return nil
+        }
+    }
+
+    // MARK: Comparisons
+
+    /// A scalar to compare: strings as UTF-8 (whose byte order is the code points' order).
+    private enum Scalar: Equatable {
+        case null
+        case bool(Bool)
+        case number(ExactNumber)
+        case string([UInt8])
+    }
+
+    private func scalar(_ operand: Operand) -> Scalar? {
+        switch operand {
+        case .nothing: return nil
+        case .literal(.null): return .null
+        case .literal(.bool(let value)): return .bool(value)
+        case .literal(.number(let number)): return .number(number)
+        case .literal(.string(let text)): return .string(Array(text.utf8))
+        case .node(let node): return scalar(ofNode: node)
+        }
+    }
+
+    private func scalar(ofNode node: Int) -> Scalar? {
+        let tape = tree.nodes[node].tape
+        switch tree.kind(node) {
+        case .null: return .null
+        case .bool: return .bool(tree.view.bool(tape))
+        case .number: return ExactNumber(text: tree.view.text(tape)).map(Scalar.number)
+        case .string, .key: return .string(Array(tree.view.text(tape)))
+        case .object, .array: return nil
+        }
+    }
+
+    private func equal(_ a: Operand, _ b: Operand) -> Bool {
+        switch (a, b) {
+        case (.nothing, .nothing): return true
+        case (.nothing, _), (_, .nothing): return false
+        case (.node(let x), .node(let y)): return equalNodes(x, y)
+        default:
+            guard let x = scalar(a), let y = scalar(b) else { return false }
+            return x == y
+        }
+    }
+
+    /// Deep equality: arrays element by element, objects by their sets of members.
+    private func equalNodes(_ x: Int, _ y: Int) -> Bool {
+        let kind = tree.kind(x)
+        guard kind == tree.kind(y) else { return false }
+        switch kind {
+        case .array:
+            let a = tree.children(x)
+            let b = tree.children(y)
+            guard a.count == b.count else { return false }
+            return zip(a, b).allSatisfy { equalNodes($0, $1) }
+        case .object:
+            let a = tree.children(x)
+            let b = tree.children(y)
+            guard a.count == b.count else { return false }
+            return a.allSatisfy { member in
+                let key = tree.view.text(tree.nodes[member].key)
+                return b.contains { other in
+                    tree.view.text(tree.nodes[other].key).elementsEqual(key) && equalNodes(member, other)
+                }
+            }
+        default:
+            return scalar(ofNode: x) == scalar(ofNode: y)
+        }
+    }
+
+    private func less(_ a: Operand, _ b: Operand) -> Bool {
+        switch (scalar(a), scalar(b)) {
+        case (.number(let x)?, .number(let y)?): return x < y
+        case (.string(let x)?, .string(let y)?): return x.lexicographicallyPrecedes(y)
+        default: return false
+        }
+    }
+}
