@@ -44,8 +44,14 @@ struct JSONPathTests {
         ("$..['name']", #""Ann"|"inner"|"Bob"|"top""#),
         ("$.results..name", #""Ann"|"inner"|"Bob""#),
         ("$..geo[0][0]", "1|5"),
-        // geo[0][1] is selected; Bob's own geo[0][1] is inside a selected value, so it is not again.
-        ("$..[1]", #""y"|2|[3,4]|{"id":2,"name":"Bob","tags":[],"geo":[[5,6]]}"#),
+        // Matches nested in selected values are selected too: [3,4] and its 4, Bob and his 6.
+        ("$..[1]", #""y"|2|[3,4]|4|{"id":2,"name":"Bob","tags":[],"geo":[[5,6]]}|6"#),
+        ("$.results[-1].name", #""Bob""#),
+        ("$.results[?@.id > 1].name", #""Bob""#),
+        ("$.results[?@.tags[1] == 'y'].id", "1"),
+        ("$.results[0].geo[::-1][0]", "1|3"),  // document order; the RFC order is 3, 1
+        ("$.results[0].tags[0,0,1]", #""x"|"x"|"y""#),
+        ("$..sub..name", #""inner""#),
         ("$.results[5]", ""),
         ("$.nothing", ""),
         ("$.meta.*", #"2|"dotted"|"quoted"|"empty"|"unicode""#),
@@ -88,16 +94,13 @@ struct JSONPathTests {
     @Test(arguments: [
         ("results", 0, "a JSONPath starts with '$'"),
         ("$.results[", 9, "unclosed '['"),
-        ("$.results[x]", 10, "expected a quoted name, an index or '*', found 'x'"),
-        ("$.results[*", 11, "expected ']'"),
-        ("$.results[-1]", 10, "negative indices"),
-        ("$.a[?(@.b)]", 4, "filter expressions"),
-        ("$.a[0:2]", 5, "slices"),
-        ("$.a[0,1]", 5, "unions"),
-        ("$.a.", 4, "expected a member name"),
-        ("$.a b", 3, "unexpected white space"),
-        ("$['unterminated", 15, "unterminated quoted name"),
-        ("$['bad\\q']", 7, "invalid escape"),
+        ("$.results[x]", 10, "expected a selector"),
+        ("$.results[*", 11, "expected ',' or ']'"),
+        ("$.a.", 4, "expected a name or '*'"),
+        ("$.a b", 4, "expected '.', '..' or '[', found 'b'"),
+        ("$.a ", 3, "white space at the end"),
+        ("$['unterminated", 15, "unterminated string"),
+        ("$['bad\\q']", 6, "invalid escape"),
         ("$.a[01]", 4, "leading zeros"),
     ])
     func invalidExpressionsPointAtTheOffendingCharacter(expression: String, position: Int, message: String) {

@@ -73,8 +73,10 @@ struct JSONPathParser {
         position += 1
         let segments = try parseSegments()
         guard position == scalars.count else {
-            if let c = current, Self.isBlank(c) {
-                throw error("white space at the end of the query is not allowed")
+            let blank = position
+            skipBlanks()
+            if position == scalars.count {
+                throw error("white space at the end of the query is not allowed", at: blank)
             }
             throw error("expected '.', '..' or '[', found \(found)")
         }

@@ -16,6 +16,29 @@ public struct JSONFragment: Sendable, Hashable, Decodable, CustomStringConvertib
     /// The JSON text.
     public var description: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Decodes the fragment as `T`, with the same decoder and strategies as ``JSONRecordReader``:
+    /// how to read several paths as different types in one pass (read them as fragments, then
+    /// decode each by its ``JSONRecord/queryIndex``).
+    ///
+    /// ```swift
+    /// let reader = try JSONRecordReader(JSONFragment.self, at: ["$.meta", "$.results[*]"], from: source)
+    /// while let record = try reader.nextRecord() {
+    ///     if record.queryIndex == 0 { meta = try record.value.decode(Meta.self) }
+    ///     else { users.append(try record.value.decode(User.self)) }
+    /// }
+    /// ```
+    /// - Throws: ``JSONRecordDecodingError`` when it does not decode.
+    public func decode<T: Decodable>(_ type: T.Type, options: JSONRecordDecodingOptions = .init()) throws -> T {
+        var recordOptions = JSONRecordOptions()
+        recordOptions.decoding = options
+        recordOptions.parsesConcurrently = false
+        let reader = try JSONRecordReader(T.self, at: "$", from: .bytes(bytes), options: recordOptions)
+        guard let value = try reader.next() else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the fragment holds no JSON value"))
+        }
+        return value
+    }
+
     /// Decodes through any decoder (slower than ``JSONRecordReader``'s direct path: via ``JSONValue``).
     public init(from decoder: any Decoder) throws {
         self.bytes = Array(try JSONValue(from: decoder).description.utf8)
