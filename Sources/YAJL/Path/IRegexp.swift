@@ -7,6 +7,9 @@ struct IRegexp: Sendable, Hashable {
         case character(CharacterSet)
         case split(Int, Int)
         case jump(Int)
+        /// `^` and `$`: zero-width, at the start or the end of the string.
+        case atStart
+        case atEnd
         case accept
     }
 
@@ -95,14 +98,18 @@ struct IRegexp: Sendable, Hashable {
     }
 
     /// Whether the pattern matches `text` (whole, or a substring).
+    ///
+    /// `^` and `$` (literal characters in XSD, I-Regexp's model) are anchors here, as in the
+    /// ECMAScript and PCRE mappings of RFC 9485 §5 that JSONPath implementations use.
     func matches(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
         let count = program.count
         var current: [Int] = []
         var next: [Int] = []
         var mark = [Int](repeating: -1, count: count)
         var generation = 0
 
-        func add(_ pc: Int, to list: inout [Int]) {
+        func add(_ pc: Int, to list: inout [Int], at position: Int) {
             var stack = [pc]
             while let pc = stack.popLast() {
                 guard mark[pc] != generation else { continue }
@@ -112,20 +119,22 @@ struct IRegexp: Sendable, Hashable {
                 case .split(let a, let b):
                     stack.append(b)
                     stack.append(a)
+                case .atStart: if position == 0 { stack.append(pc + 1) }
+                case .atEnd: if position == scalars.count { stack.append(pc + 1) }
                 default: list.append(pc)
                 }
             }
         }
 
-        add(0, to: &current)
-        for scalar in text.unicodeScalars {
+        add(0, to: &current, at: 0)
+        for (offset, scalar) in scalars.enumerated() {
             if !wholeString && current.contains(where: { program[$0] == .accept }) { return true }
             generation += 1
             next.removeAll(keepingCapacity: true)
             for pc in current {
-                if case .character(let set) = program[pc], set.contains(scalar) { add(pc + 1, to: &next) }
+                if case .character(let set) = program[pc], set.contains(scalar) { add(pc + 1, to: &next, at: offset + 1) }
             }
-            if !wholeString { add(0, to: &next) }
+            if !wholeString { add(0, to: &next, at: offset + 1) }
             swap(&current, &next)
             if current.isEmpty { return false }
         }
@@ -152,6 +161,7 @@ struct IRegexp: Sendable, Hashable {
         /// The pattern's tree, expanded into instructions only once parsing succeeded.
         indirect enum Node {
             case set(CharacterSet)
+            case anchor(atStart: Bool)
             case sequence([Node])
             case alternation([Node])
             case repeated(Node, min: Int, max: Int?)
@@ -227,6 +237,9 @@ struct IRegexp: Sendable, Hashable {
             case ".":
                 position += 1
                 return .set(CharacterSet(ranges: [0x0A...0x0A, 0x0D...0x0D], isComplemented: true))
+            case "^", "$":
+                position += 1
+                return .anchor(atStart: c == "^")
             case "[":
                 return parseClassExpression().map(Node.set)
             case "\\":
@@ -332,6 +345,8 @@ struct IRegexp: Sendable, Hashable {
             switch node {
             case .set(let set):
                 program.append(.character(set))
+            case .anchor(let atStart):
+                program.append(atStart ? .atStart : .atEnd)
             case .sequence(let nodes):
                 for node in nodes where !emit(node, into: &program) { return false }
             case .alternation(let branches):

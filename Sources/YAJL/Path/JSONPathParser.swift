@@ -208,10 +208,10 @@ struct JSONPathParser {
             throw error("expected a digit after '-', found \(found)")
         }
         if first == "0" {
-            if negative { throw error("'-0' is not a valid index (write 0)", at: start) }
             if let next = peek(1), next.value >= 0x30 && next.value <= 0x39 {
                 throw error("an index has no leading zeros", at: start)
             }
+            if negative { throw error("'-0' is not a valid index (write 0)", at: start) }
         }
         var value = 0
         while let c = current, c.value >= 0x30 && c.value <= 0x39 {
@@ -463,6 +463,9 @@ struct JSONPathParser {
                 position += 1
             }
             if current == "(" { return try parseFunction(name, at: start) }
+            if FilterFunction.Name(rawValue: name) != nil {
+                throw error("a function name is followed directly by '(', without white space", at: position)
+            }
             switch name {
             case "true": return .literal(.bool(true))
             case "false": return .literal(.bool(false))
