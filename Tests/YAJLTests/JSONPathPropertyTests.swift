@@ -33,7 +33,9 @@ struct JSONPathPropertyTests {
         if depth < 4 && roll < 65 {
             return "[" + (0..<r.below(5)).map { _ in document(&r, depth: depth + 1) }.joined(separator: ",") + "]"
         }
-        return r.pick(["0", "1", "2", "-1", "1.5", "10", "1e1", #""a""#, #""b""#, #""ab""#, #""""#, "true", "false", "null"])
+        return r.pick([
+            "0", "1", "2", "-1", "1.5", "10", "1e1", #""a""#, #""b""#, #""ab""#, #""""#, "true", "false", "null",
+        ])
     }
 
     static func literal(_ r: inout Random) -> String {
@@ -123,7 +125,9 @@ struct JSONPathPropertyTests {
         options.parsesConcurrently = false
         let reader = try JSONRecordReader(JSONValue.self, at: query.expression, from: .text(document), options: options)
         var nodes: [String] = []
-        while let record = try reader.nextRecord() { nodes.append(record.path.normalized + " " + record.value.description) }
+        while let record = try reader.nextRecord() {
+            nodes.append(record.path.normalized + " " + record.value.description)
+        }
         return nodes
     }
 
@@ -143,7 +147,10 @@ struct JSONPathPropertyTests {
             let rfc = try Self.streamed(query, document, order: .rfc, chunkSize: chunk)
             #expect(rfc == expected, "batch \(batch) case \(seed): \(text) on \(document), chunks of \(chunk)")
             let inDocumentOrder = try Self.streamed(query, document, order: .document, chunkSize: chunk)
-            #expect(inDocumentOrder.sorted() == expected.sorted(), "batch \(batch) case \(seed): \(text) on \(document)")
+            #expect(
+                inDocumentOrder.sorted() == expected.sorted(),
+                "batch \(batch) case \(seed): \(text) on \(document)"
+            )
             compared += 1
         }
         #expect(compared == 300)

@@ -51,7 +51,10 @@ struct JSONPathRFCTests {
         ("$.store.book[*].author", bookstore, #""Nigel Rees"|"Evelyn Waugh"|"Herman Melville"|"J. R. R. Tolkien""#),
         ("$..author", bookstore, #""Nigel Rees"|"Evelyn Waugh"|"Herman Melville"|"J. R. R. Tolkien""#),
         ("$.store..price", bookstore, "8.95|12.99|8.99|22.99|399"),
-        ("$..book[2]", bookstore, #"{"category":"fiction","author":"Herman Melville","title":"Moby Dick","isbn":"0-553-21311-3","price":8.99}"#),
+        (
+            "$..book[2]", bookstore,
+            #"{"category":"fiction","author":"Herman Melville","title":"Moby Dick","isbn":"0-553-21311-3","price":8.99}"#
+        ),
         ("$..book[2].author", bookstore, #""Herman Melville""#),
         ("$..book[2].publisher", bookstore, ""),
         ("$..book[-1].title", bookstore, #""The Lord of the Rings""#),
@@ -84,7 +87,10 @@ struct JSONPathRFCTests {
         ("$.a[?(@.b == 'kilo')]", filters, #"{"b":"kilo"}"#),
         ("$.a[?@>3.5]", filters, "5|4|6"),
         ("$.a[?@.b]", filters, #"{"b":"j"}|{"b":"k"}|{"b":{}}|{"b":"kilo"}"#),
-        ("$[?@.*]", filters, #"[3,5,1,2,4,6,{"b":"j"},{"b":"k"},{"b":{}},{"b":"kilo"}]|{"p":1,"q":2,"r":3,"s":5,"t":{"u":6}}"#),
+        (
+            "$[?@.*]", filters,
+            #"[3,5,1,2,4,6,{"b":"j"},{"b":"k"},{"b":{}},{"b":"kilo"}]|{"p":1,"q":2,"r":3,"s":5,"t":{"u":6}}"#
+        ),
         ("$[?@[?@.b]]", filters, #"[3,5,1,2,4,6,{"b":"j"},{"b":"k"},{"b":{}},{"b":"kilo"}]"#),
         ("$.o[?@<3, ?@<3]", filters, "1|2|1|2"),
         (#"$.a[?@<2 || @.b == "k"]"#, filters, #"1|{"b":"k"}"#),
@@ -103,7 +109,10 @@ struct JSONPathRFCTests {
         // §2.5.2.3 descendants, in the RFC's order
         ("$..j", descendants, "1|4"),
         ("$..[0]", descendants, #"5|{"j":4}"#),
-        ("$..[*]", descendants, #"{"j":1,"k":2}|[5,3,[{"j":4},{"k":6}]]|1|2|5|3|[{"j":4},{"k":6}]|{"j":4}|{"k":6}|4|6"#),
+        (
+            "$..[*]", descendants,
+            #"{"j":1,"k":2}|[5,3,[{"j":4},{"k":6}]]|1|2|5|3|[{"j":4},{"k":6}]|{"j":4}|{"k":6}|4|6"#
+        ),
         ("$..*", descendants, #"{"j":1,"k":2}|[5,3,[{"j":4},{"k":6}]]|1|2|5|3|[{"j":4},{"k":6}]|{"j":4}|{"k":6}|4|6"#),
         ("$..o", descendants, #"{"j":1,"k":2}"#),
         ("$.o..[*, *]", descendants, "1|2|1|2"),
@@ -153,7 +162,9 @@ struct JSONPathRFCTests {
             from: .text("{\"n\": {\n  \"n\": [\n    {\"n\": 3}]}}")
         )
         var located: [String] = []
-        while let record = try lines.nextRecord() { located.append("\(record.path):\(record.line):\(record.byteOffset)") }
+        while let record = try lines.nextRecord() {
+            located.append("\(record.path):\(record.line):\(record.byteOffset)")
+        }
         #expect(located == ["$.n:1:6", "$.n.n:2:15", "$.n.n[0].n:3:27"])
     }
 

@@ -118,9 +118,13 @@ struct JSONPathSyntaxTests {
             let y = try #require(ExactNumber(text: Array(b.utf8)))
             #expect((x == y) == equal, "\(a) == \(b)")
         }
-        let ordered = ["-1e400", "-2", "-1.5", "-0.001", "0", "1e-400", "0.5", "1", "1.0000000000000000001", "3", "1e400"]
+        let ordered = [
+            "-1e400", "-2", "-1.5", "-0.001", "0", "1e-400", "0.5", "1", "1.0000000000000000001", "3", "1e400",
+        ]
         let numbers = ordered.map { ExactNumber(text: Array($0.utf8))! }
-        for i in numbers.indices.dropLast() { #expect(numbers[i] < numbers[i + 1], "\(ordered[i]) < \(ordered[i + 1])") }
+        for i in numbers.indices.dropLast() {
+            #expect(numbers[i] < numbers[i + 1], "\(ordered[i]) < \(ordered[i + 1])")
+        }
     }
 
     /// (pattern, text, match(), search()).

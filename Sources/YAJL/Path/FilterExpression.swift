@@ -59,7 +59,12 @@ enum FilterComparable: Sendable, Hashable {
 }
 
 enum ComparisonOperator: String, Sendable, Hashable {
-    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
 }
 
 /// A literal of a filter: numbers are kept exactly (as decimal digits and an exponent).

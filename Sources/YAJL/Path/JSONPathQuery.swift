@@ -12,7 +12,7 @@
 /// ```
 ///
 /// How each selector streams (what it keeps in memory) is described in the article
-/// <doc:JSONPath>: names, wildcards, non-negative indices and forward slices need nothing; a
+/// <doc:QueryingWithJSONPath>: names, wildcards, non-negative indices and forward slices need nothing; a
 /// filter buffers each candidate until it is decided; negative indices and slices that count
 /// from the end buffer their array; an absolute query inside a filter buffers the document.
 public struct JSONPathQuery: Sendable, Hashable, CustomStringConvertible {

@@ -34,7 +34,9 @@ public struct JSONFragment: Sendable, Hashable, Decodable, CustomStringConvertib
         recordOptions.parsesConcurrently = false
         let reader = try JSONRecordReader(T.self, at: "$", from: .bytes(bytes), options: recordOptions)
         guard let value = try reader.next() else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the fragment holds no JSON value"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "the fragment holds no JSON value")
+            )
         }
         return value
     }

@@ -157,7 +157,8 @@ struct PathEvaluator {
             case .node(let node):
                 switch tree.kind(node) {
                 case .string:
-                    let count = String(decoding: tree.view.text(tree.nodes[node].tape), as: UTF8.self).unicodeScalars.count
+                    let count = String(decoding: tree.view.text(tree.nodes[node].tape), as: UTF8.self).unicodeScalars
+                        .count
                     return .literal(.number(ExactNumber(count)))
                 case .array, .object: return .literal(.number(ExactNumber(tree.nodes[node].childCount)))
                 default: return .nothing

@@ -141,7 +141,9 @@ struct PathMatcher {
         case .key(let name):
             guard let key else { return false }
             var name = name
-            return name.withUTF8 { $0.count == key.count && (key.isEmpty || memcmpEqual($0.baseAddress!, key.baseAddress!, key.count)) }
+            return name.withUTF8 {
+                $0.count == key.count && (key.isEmpty || memcmpEqual($0.baseAddress!, key.baseAddress!, key.count))
+            }
         case .index(let wanted): return key == nil && wanted == index
         case .slice(let start, let end, let step):
             guard key == nil, isForward(start, end, step) else { return false }

@@ -1,17 +1,5 @@
-/// A selected value waiting on the tape: where it starts, and where it came from.
-struct SelectedValue {
-    var start: Int
-    /// Where the source positions of the record holding the value begin on the tape (for errors).
-    var positionStart: Int
-    /// Where that record starts on the tape: the value itself, or a value enclosing it (a match
-    /// nested in another one is read from the same bytes).
-    var positionRoot: Int
-    let path: JSONPath
-    let queryIndex: Int
-    let topLevelIndex: Int
-    let line: Int
-    let byteOffset: Int
-}
+// About 300 lines: the handler of every parse event, each with its capturing and its following
+// branch; what a capture needs once complete lives in RecordCapture+Evaluation.swift.
 
 /// The parser's handler for records: selects values by path while the document streams, and
 /// captures each selected value on a ``Tape``.
@@ -33,18 +21,18 @@ final class RecordCapture: JSONEventHandler {
         var anchors: UInt64 = 0
     }
 
-    private let matcher: PathMatcher
+    let matcher: PathMatcher
     private let stopsEarly: Bool
-    private let limit: Int?
-    private let order: JSONRecordOptions.Order
-    private let maxBufferedBytes: Int
+    let limit: Int?
+    let order: JSONRecordOptions.Order
+    let maxBufferedBytes: Int
     @exclusivity(unchecked)
     private var frames: [Frame] = []
     /// Selected values, recorded flat; cleared by the consumer once its records are handed out.
     let tape = Tape()
     /// The value being captured, and what to do when it is complete.
-    private var captureInfo: PendingCapture?
-    private struct PendingCapture {
+    var captureInfo: PendingCapture?
+    struct PendingCapture {
         var record: SelectedValue
         /// Its live states.
         let states: UInt64
@@ -54,7 +42,7 @@ final class RecordCapture: JSONEventHandler {
     }
     /// Where a capture held whole for its query's sake started (its size is limited), or nil.
     @exclusivity(unchecked)
-    private var bufferStart: Int?
+    var bufferStart: Int?
     private var exhausted: UInt64 = 0
     private let allQueries: UInt64
 
@@ -62,7 +50,7 @@ final class RecordCapture: JSONEventHandler {
     @exclusivity(unchecked)
     var ready: [SelectedValue] = []
     /// Records selected so far.
-    private(set) var selectedCount = 0
+    var selectedCount = 0
     /// Called when a record completes and the tape holds at least ``batchFootprint`` bytes, to
     /// hand the completed records out before the read ends (keeping tapes small).
     var batchIsReady: (() -> Void)?
@@ -175,28 +163,6 @@ final class RecordCapture: JSONEventHandler {
         }
     }
 
-    /// Ends the stream when a buffered capture has grown past its limit.
-    @inline(__always)
-    private func checkBuffer() throws {
-        guard let bufferStart, tape.count - bufferStart > maxBufferedBytes else { return }
-        try bufferOverflow()
-    }
-
-    private func bufferOverflow() throws {
-        let info = captureInfo!
-        let query = matcher.queries[matcher.states[(info.states & matcher.bufferStates != 0
-            ? info.states & matcher.bufferStates : info.states & matcher.arrayBufferStates).trailingZeroBitCount].query]
-        let reason: String
-        if query.usesAbsoluteFilterQueries {
-            reason = "a filter refers to the document root '$', so the document is buffered"
-        } else if info.states & matcher.arrayBufferStates != 0 {
-            reason = "an index or slice counts from the end of this array"
-        } else {
-            reason = "the RFC order is asked for, and a union or '..' applies to this value"
-        }
-        throw JSONPathBufferError(query: query.expression, path: info.record.path, reason: reason, limit: maxBufferedBytes)
-    }
-
     private func emit(context: JSONEventContext) {
         guard let info = captureInfo else { return }
         captureInfo = nil
@@ -209,9 +175,14 @@ final class RecordCapture: JSONEventHandler {
             while accepted != 0 {
                 var record = info.record
                 record = SelectedValue(
-                    start: record.start, positionStart: record.positionStart, positionRoot: record.positionRoot,
-                    path: record.path, queryIndex: matcher.states[accepted.trailingZeroBitCount].query,
-                    topLevelIndex: record.topLevelIndex, line: record.line, byteOffset: record.byteOffset
+                    start: record.start,
+                    positionStart: record.positionStart,
+                    positionRoot: record.positionRoot,
+                    path: record.path,
+                    queryIndex: matcher.states[accepted.trailingZeroBitCount].query,
+                    topLevelIndex: record.topLevelIndex,
+                    line: record.line,
+                    byteOffset: record.byteOffset
                 )
                 ready.append(record)
                 accepted &= accepted - 1
@@ -226,55 +197,6 @@ final class RecordCapture: JSONEventHandler {
         }
         if info.anchors != 0 { exhaust(info.anchors, context: context) }
         if tape.footprint >= Self.batchFootprint, let batchIsReady { batchIsReady() }
-    }
-
-    /// Decides the records of a complete capture: the filters its parent's states apply to it,
-    /// then every query's remaining segments from it, nested matches included.
-    private func evaluate(_ info: PendingCapture) {
-        let tree = CapturedTree(view: tape.view, root: info.record.start, positionStart: info.record.positionStart)
-        let isDocument = info.record.path.components.isEmpty
-        let evaluator = PathEvaluator(tree: tree, documentRoot: isDocument ? 0 : nil)
-        var (entries, pending) = matcher.counts(along: info.record.path)
-        for (state, filter, count) in pending where evaluator.test(filter.expression, current: 0) {
-            entries.append((state + 1, count))
-        }
-        let room = limit.map { max(0, $0 - selectedCount) } ?? Int.max
-        var results: [(node: Int, query: Int)] = []
-        for (state, count) in entries {
-            let (query, segment) = (matcher.states[state].query, matcher.states[state].segment)
-            let selected = evaluator.select(matcher.queries[query].segments[segment...], from: [0])
-            guard !selected.isEmpty else { continue }
-            for _ in 0..<count {
-                results.append(contentsOf: selected.lazy.map { ($0, query) })
-                if results.count >= room { break }
-            }
-            if results.count >= room { break }
-        }
-        if order == .document {
-            // Where each value starts; a value selected several times keeps its copies together.
-            results = results.enumerated().sorted { a, b in
-                let (x, y) = (tree.nodes[a.element.node].tape, tree.nodes[b.element.node].tape)
-                if x != y { return x < y }
-                if a.element.query != b.element.query { return a.element.query < b.element.query }
-                return a.offset < b.offset
-            }.map(\.element)
-        }
-        for (node, query) in results.prefix(room) {
-            let info2 = tree.nodes[node]
-            let path = node == 0 ? info.record.path : JSONPath(info.record.path.components + tree.relativePath(node))
-            ready.append(
-                SelectedValue(
-                    start: info2.tape,
-                    positionStart: info.record.positionStart,
-                    positionRoot: info.record.start,
-                    path: path,
-                    queryIndex: query,
-                    topLevelIndex: info.record.topLevelIndex,
-                    line: info2.position.line,
-                    byteOffset: info2.position.offset
-                )
-            )
-        }
     }
 
     private func exhaust(_ queries: UInt64, context: JSONEventContext) {

@@ -76,7 +76,11 @@ final class RecordDecoder<Record: Decodable> {
             _ underlying: DecodingError?
         ) -> JSONRecordDecodingError {
             let failing = session.index(of: codingPath, in: view, from: record.start)
-            let position = view.sourcePosition(of: failing, inRecordAt: record.positionRoot, positionsAt: record.positionStart)
+            let position = view.sourcePosition(
+                of: failing,
+                inRecordAt: record.positionRoot,
+                positionsAt: record.positionStart
+            )
             return JSONRecordDecodingError(
                 recordPath: record.path,
                 path: path,

@@ -24,7 +24,8 @@ let extractCommand = Command(
     options: parserOptionSpecs + [
         .size("--limit", "stop after N values") { $0.values["--limit"] = String($1) },
         OptionSpec(name: "--order", valueName: "document|rfc", help: "the order of the values (default document)") {
-            settings, text in
+            settings,
+            text in
             guard text == "document" || text == "rfc" else {
                 throw UsageError(description: "--order is 'document' or 'rfc', not '\(text)'")
             }
@@ -109,7 +110,8 @@ func jsonQuoted(_ text: String) -> String {
         switch scalar {
         case "\"": quoted += "\\\""
         case "\\": quoted += "\\\\"
-        case _ where scalar.value < 0x20: quoted += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+        case _ where scalar.value < 0x20:
+            quoted += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
         default: quoted.unicodeScalars.append(scalar)
         }
     }

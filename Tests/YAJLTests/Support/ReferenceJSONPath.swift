@@ -72,7 +72,10 @@ struct ReferenceJSONPath {
 
     // MARK: Filters
 
-    private enum Operand { case nothing, value(JSONValue) }
+    private enum Operand {
+        case nothing
+        case value(JSONValue)
+    }
 
     private func holds(_ expression: FilterExpression, _ current: Node) -> Bool {
         switch expression {
@@ -110,7 +113,9 @@ struct ReferenceJSONPath {
         case .bool(let value): return .bool(value)
         case .string(let text): return .string(text)
         case .number(let number):
-            let text = (number.isNegative ? "-" : "") + String(decoding: number.digits.isEmpty ? [48] : number.digits, as: UTF8.self)
+            let text =
+                (number.isNegative ? "-" : "")
+                + String(decoding: number.digits.isEmpty ? [48] : number.digits, as: UTF8.self)
                 + "e\(number.exponent)"
             return .number(JSONNumber(text)!)
         }

@@ -1,0 +1,83 @@
+/// What a ``RecordCapture`` does with a capture that the stream could not decide alone: its
+/// size limit while it is recorded, and its evaluation once complete.
+extension RecordCapture {
+    /// Ends the stream when a buffered capture has grown past its limit.
+    @inline(__always)
+    func checkBuffer() throws {
+        guard let bufferStart, tape.count - bufferStart > maxBufferedBytes else { return }
+        try bufferOverflow()
+    }
+
+    private func bufferOverflow() throws {
+        let info = captureInfo!
+        let query = matcher.queries[
+            matcher.states[
+                (info.states & matcher.bufferStates != 0
+                    ? info.states & matcher.bufferStates : info.states & matcher.arrayBufferStates).trailingZeroBitCount
+            ].query
+        ]
+        let reason: String
+        if query.usesAbsoluteFilterQueries {
+            reason = "a filter refers to the document root '$', so the document is buffered"
+        } else if info.states & matcher.arrayBufferStates != 0 {
+            reason = "an index or slice counts from the end of this array"
+        } else {
+            reason = "the RFC order is asked for, and a union or '..' applies to this value"
+        }
+        throw JSONPathBufferError(
+            query: query.expression,
+            path: info.record.path,
+            reason: reason,
+            limit: maxBufferedBytes
+        )
+    }
+
+    /// Decides the records of a complete capture: the filters its parent's states apply to it,
+    /// then every query's remaining segments from it, nested matches included.
+    func evaluate(_ info: PendingCapture) {
+        let tree = CapturedTree(view: tape.view, root: info.record.start, positionStart: info.record.positionStart)
+        let isDocument = info.record.path.components.isEmpty
+        let evaluator = PathEvaluator(tree: tree, documentRoot: isDocument ? 0 : nil)
+        var (entries, pending) = matcher.counts(along: info.record.path)
+        for (state, filter, count) in pending where evaluator.test(filter.expression, current: 0) {
+            entries.append((state + 1, count))
+        }
+        let room = limit.map { max(0, $0 - selectedCount) } ?? Int.max
+        var results: [(node: Int, query: Int)] = []
+        for (state, count) in entries {
+            let (query, segment) = (matcher.states[state].query, matcher.states[state].segment)
+            let selected = evaluator.select(matcher.queries[query].segments[segment...], from: [0])
+            guard !selected.isEmpty else { continue }
+            for _ in 0..<count {
+                results.append(contentsOf: selected.lazy.map { ($0, query) })
+                if results.count >= room { break }
+            }
+            if results.count >= room { break }
+        }
+        if order == .document {
+            // Where each value starts; a value selected several times keeps its copies together.
+            results = results.enumerated().sorted { a, b in
+                let (x, y) = (tree.nodes[a.element.node].tape, tree.nodes[b.element.node].tape)
+                if x != y { return x < y }
+                if a.element.query != b.element.query { return a.element.query < b.element.query }
+                return a.offset < b.offset
+            }.map(\.element)
+        }
+        for (node, query) in results.prefix(room) {
+            let info2 = tree.nodes[node]
+            let path = node == 0 ? info.record.path : JSONPath(info.record.path.components + tree.relativePath(node))
+            ready.append(
+                SelectedValue(
+                    start: info2.tape,
+                    positionStart: info.record.positionStart,
+                    positionRoot: info.record.start,
+                    path: path,
+                    queryIndex: query,
+                    topLevelIndex: info.record.topLevelIndex,
+                    line: info2.position.line,
+                    byteOffset: info2.position.offset
+                )
+            )
+        }
+    }
+}
