@@ -2,7 +2,7 @@
 /// filters, indices that count from the end, matches nested in a selected value, and the RFC's
 /// order. Built in one walk over the value's tape bytes and its source positions; the nodes of
 /// one container's children are contiguous. It costs about 64 bytes per value of the capture,
-/// and exists only while the capture is evaluated.
+/// and its storage is reused from capture to capture.
 struct CapturedTree {
     struct Node {
         /// Where the value's tag is on the tape.
@@ -20,13 +20,21 @@ struct CapturedTree {
         var position = SourcePosition(offset: 0, line: 1, column: 1)
     }
 
-    let view: TapeView
+    private(set) var view = TapeView(bytes: UnsafeRawBufferPointer(start: nil, count: 0), positions: UnsafeRawBufferPointer(start: nil, count: 0))
     private(set) var nodes: [Node] = []
+    /// The nodes still to visit while indexing (kept to reuse its storage).
+    private var pending: [Int] = []
+
+    /// An empty tree, to index captures into with ``index(_:root:positionStart:)``.
+    init() {}
 
     /// Indexes the value at `root` of `view`, whose source positions are at `positionStart` (the
-    /// value must be the first of its record: its position is stored whole).
-    init(view: TapeView, root: Int, positionStart: Int) {
+    /// value must be the first of its record: its position is stored whole). The storage of the
+    /// previous capture's tree is reused.
+    mutating func index(_ view: TapeView, root: Int, positionStart: Int) {
         self.view = view
+        nodes.removeAll(keepingCapacity: true)
+        pending.removeAll(keepingCapacity: true)
         var cursor = positionStart
         func varint() -> Int {
             var value: UInt64 = 0
@@ -43,7 +51,7 @@ struct CapturedTree {
         var position = SourcePosition(offset: varint(), line: varint(), column: varint())
         nodes.append(Node(tape: root, key: -1, index: 0, parent: -1))
         // Pre-order, as the positions were recorded: a node's position is read when it is visited.
-        var pending = [0]
+        pending.append(0)
         var first = true
         while let node = pending.popLast() {
             if !first {

@@ -102,7 +102,9 @@ struct PathEvaluator {
         case .or(let terms): return terms.contains { test($0, current: current) }
         case .and(let terms): return terms.allSatisfy { test($0, current: current) }
         case .not(let term): return !test(term, current: current)
-        case .exists(let query): return !nodes(query, current: current).isEmpty
+        case .exists(let query):
+            if query.isSingular { return singular(query, current: current) != nil }
+            return !nodes(query, current: current).isEmpty
         case .test(let function): return logical(function, current: current)
         case .comparison(let left, let op, let right):
             let a = operand(left, current: current)
@@ -118,23 +120,47 @@ struct PathEvaluator {
         }
     }
 
-    private func nodes(_ query: FilterQuery, current: Int) -> [Int] {
-        let start: Int
-        if query.isAbsolute {
-            guard let documentRoot else {
-                preconditionFailure("an absolute query is evaluated only on a captured document")
-            }
-            start = documentRoot
-        } else {
-            start = current
+    private func start(of query: FilterQuery, current: Int) -> Int {
+        guard query.isAbsolute else { return current }
+        guard let documentRoot else {
+            preconditionFailure("an absolute query is evaluated only on a captured document")
         }
-        return select(query.segments[...], from: [start])
+        return documentRoot
+    }
+
+    private func nodes(_ query: FilterQuery, current: Int) -> [Int] {
+        if query.isSingular { return singular(query, current: current).map { [$0] } ?? [] }
+        return select(query.segments[...], from: [start(of: query, current: current)])
+    }
+
+    /// The node a singular query (names and indices only) selects, without building lists.
+    private func singular(_ query: FilterQuery, current: Int) -> Int? {
+        var node = start(of: query, current: current)
+        for segment in query.segments {
+            let kind = tree.kind(node)
+            let children = tree.children(node)
+            switch segment.selectors[0] {
+            case .key(let name):
+                guard kind == .object, let member = children.first(where: { tree.keyEquals($0, name) }) else {
+                    return nil
+                }
+                node = member
+            case .index(let index):
+                guard kind == .array else { return nil }
+                let normalized = index >= 0 ? index : children.count + index
+                guard normalized >= 0 && normalized < children.count else { return nil }
+                node = children.lowerBound + normalized
+            default:
+                preconditionFailure("a singular query has only names and indices")
+            }
+        }
+        return node
     }
 
     private func operand(_ comparable: FilterComparable, current: Int) -> Operand {
         switch comparable {
         case .literal(let literal): return .literal(literal)
-        case .query(let query): return nodes(query, current: current).first.map(Operand.node) ?? .nothing
+        case .query(let query): return singular(query, current: current).map(Operand.node) ?? .nothing
         case .function(let function): return value(function, current: current)
         }
     }
@@ -142,7 +168,7 @@ struct PathEvaluator {
     private func argumentValue(_ argument: FilterFunction.Argument, current: Int) -> Operand {
         switch argument {
         case .literal(let literal): return .literal(literal)
-        case .query(let query): return nodes(query, current: current).first.map(Operand.node) ?? .nothing
+        case .query(let query): return singular(query, current: current).map(Operand.node) ?? .nothing
         case .function(let function): return value(function, current: current)
         case .logical: return .nothing  // no function of RFC 9535 takes one as a value
         }
@@ -237,9 +263,36 @@ struct PathEvaluator {
         case (.nothing, .nothing): return true
         case (.nothing, _), (_, .nothing): return false
         case (.node(let x), .node(let y)): return equalNodes(x, y)
-        default:
-            guard let x = scalar(a), let y = scalar(b) else { return false }
-            return x == y
+        case (.node(let node), .literal(let literal)), (.literal(let literal), .node(let node)):
+            return compare(node, literal) == .some(0)
+        case (.literal(let x), .literal(let y)):
+            guard let p = scalar(.literal(x)), let q = scalar(.literal(y)) else { return false }
+            return p == q
+        }
+    }
+
+    /// A node against a literal without allocating for the common cases: -1, 0 or 1 when they
+    /// are comparable (same kind; only numbers and strings are ordered, else 0 or `nil`), `nil`
+    /// when they are not. Numbers compare exactly.
+    private func compare(_ node: Int, _ literal: FilterLiteral) -> Int? {
+        let tape = tree.nodes[node].tape
+        switch (tree.kind(node), literal) {
+        case (.null, .null): return 0
+        case (.bool, .bool(let value)): return tree.view.bool(tape) == value ? 0 : nil
+        case (.string, .string(let text)):
+            let bytes = tree.view.text(tape)
+            var text = text
+            return text.withUTF8 { utf8 in
+                if bytes.elementsEqual(utf8) { return 0 }
+                return bytes.lexicographicallyPrecedes(utf8) ? -1 : 1
+            }
+        case (.number, .number(let number)):
+            if let wanted = number.integerValue, case .integer(let value) = tree.view.numberValue(tape) {
+                return value == Int64(wanted) ? 0 : (value < Int64(wanted) ? -1 : 1)
+            }
+            guard let value = ExactNumber(text: tree.view.text(tape)) else { return nil }
+            return value == number ? 0 : (value < number ? -1 : 1)
+        default: return nil
         }
     }
 
@@ -269,10 +322,24 @@ struct PathEvaluator {
     }
 
     private func less(_ a: Operand, _ b: Operand) -> Bool {
-        switch (scalar(a), scalar(b)) {
-        case (.number(let x)?, .number(let y)?): return x < y
-        case (.string(let x)?, .string(let y)?): return x.lexicographicallyPrecedes(y)
-        default: return false
+        switch (a, b) {
+        case (.node(let node), .literal(let literal)):
+            return isOrdered(literal) && compare(node, literal) == -1
+        case (.literal(let literal), .node(let node)):
+            return isOrdered(literal) && compare(node, literal) == 1
+        default:
+            switch (scalar(a), scalar(b)) {
+            case (.number(let x)?, .number(let y)?): return x < y
+            case (.string(let x)?, .string(let y)?): return x.lexicographicallyPrecedes(y)
+            default: return false
+            }
+        }
+    }
+
+    private func isOrdered(_ literal: FilterLiteral) -> Bool {
+        switch literal {
+        case .number, .string: return true
+        case .bool, .null: return false
         }
     }
 }

@@ -41,6 +41,22 @@ struct PathMatcher {
     let mayRepeat: Bool
     /// Per query: the state reached at the end of its anchor (its leading plain segments).
     let anchorStates: [UInt64]
+    /// Every query's anchor state.
+    private let anyAnchor: UInt64
+
+    /// What a selector decides from a key or an index alone, compiled for the per-member step.
+    enum StepSelector {
+        case key([UInt8])
+        case index(Int)
+        case any
+        /// A forward slice: from `start` (≥ 0), below `end`, every `step` (> 0).
+        case forward(start: Int, end: Int, step: Int)
+        /// Filters, indices counting from the end, empty slices: never from a key or index alone.
+        case never
+    }
+    /// The selectors of every state's segment, flat (``stepRanges`` gives each state's share).
+    private let stepSelectors: [StepSelector]
+    private let stepRanges: [Range<Int>]
 
     static let maxStates = 64
 
@@ -116,6 +132,31 @@ struct PathMatcher {
         self.bufferStates = bufferStates
         self.mayRepeat = mayRepeat
         self.anchorStates = anchors
+        self.anyAnchor = anchors.reduce(0, |)
+        var stepSelectors: [StepSelector] = []
+        var stepRanges: [Range<Int>] = []
+        for state in states {
+            let first = stepSelectors.count
+            let segments = queries[state.query].segments
+            if state.segment < segments.count {
+                for selector in segments[state.segment].selectors { stepSelectors.append(Self.compile(selector)) }
+            }
+            stepRanges.append(first..<stepSelectors.count)
+        }
+        self.stepSelectors = stepSelectors
+        self.stepRanges = stepRanges
+    }
+
+    private static func compile(_ selector: JSONPathQuery.Selector) -> StepSelector {
+        switch selector {
+        case .wildcard: return .any
+        case .key(let name): return .key(Array(name.utf8))
+        case .index(let index): return index >= 0 ? .index(index) : .never
+        case .slice(let start, let end, let step):
+            guard isForward(start, end, step), (step ?? 1) > 0 else { return .never }
+            return .forward(start: start ?? 0, end: end ?? Int.max, step: step ?? 1)
+        case .filter: return .never
+        }
     }
 
     /// Whether a slice selects the same elements whatever the array's length: it does not count
@@ -135,24 +176,16 @@ struct PathMatcher {
     /// Whether `selector` selects the child at `key` or `index` (filters and selectors that count
     /// from the end never do here: they are decided on a captured value).
     @inline(__always)
-    private static func selects(_ selector: JSONPathQuery.Selector, key: UnsafeRawBufferPointer?, index: Int) -> Bool {
+    private static func selects(_ selector: StepSelector, key: UnsafeRawBufferPointer?, index: Int) -> Bool {
         switch selector {
-        case .wildcard: return true
+        case .any: return true
         case .key(let name):
-            guard let key else { return false }
-            var name = name
-            return name.withUTF8 {
-                $0.count == key.count && (key.isEmpty || memcmpEqual($0.baseAddress!, key.baseAddress!, key.count))
-            }
+            guard let key, name.count == key.count else { return false }
+            return key.isEmpty || name.withUnsafeBufferPointer { memcmpEqual($0.baseAddress!, key.baseAddress!, key.count) }
         case .index(let wanted): return key == nil && wanted == index
-        case .slice(let start, let end, let step):
-            guard key == nil, isForward(start, end, step) else { return false }
-            let start = start ?? 0
-            let step = step ?? 1
-            guard step > 0, index >= start else { return false }
-            if let end, index >= end { return false }
-            return (index - start) % step == 0
-        case .filter: return false
+        case .forward(let start, let end, let step):
+            return key == nil && index >= start && index < end && (index - start) % step == 0
+        case .never: return false
         }
     }
 
@@ -176,8 +209,7 @@ struct PathMatcher {
         while remaining != 0 {
             let state = remaining.trailingZeroBitCount
             remaining &= remaining - 1
-            guard let segment = segment(of: state) else { continue }
-            for selector in segment.selectors where Self.selects(selector, key: key, index: index) {
+            for selector in stepRanges[state] where Self.selects(stepSelectors[selector], key: key, index: index) {
                 result |= 1 << UInt64(state + 1)
                 break
             }
@@ -205,14 +237,15 @@ struct PathMatcher {
             for (state, count) in current {
                 guard let segment = segment(of: state) else { continue }
                 if segment.isDescendant { next[state, default: 0] = Self.saturatingAdd(next[state, default: 0], count) }
-                for selector in segment.selectors {
+                for (offset, selector) in segment.selectors.enumerated() {
+                    let compiled = stepSelectors[stepRanges[state].lowerBound + offset]
                     let selected: Bool
                     switch component {
                     case .key(let key):
                         var key = key
-                        selected = key.withUTF8 { Self.selects(selector, key: UnsafeRawBufferPointer($0), index: -1) }
+                        selected = key.withUTF8 { Self.selects(compiled, key: UnsafeRawBufferPointer($0), index: -1) }
                     case .index(let index):
-                        selected = Self.selects(selector, key: nil, index: index)
+                        selected = Self.selects(compiled, key: nil, index: index)
                     }
                     if selected { next[state + 1, default: 0] = Self.saturatingAdd(next[state + 1, default: 0], count) }
                     if isLast, case .filter(let filter) = selector { pending.append((state, filter, count)) }
@@ -223,6 +256,30 @@ struct PathMatcher {
         return (current, pending)
     }
 
+    /// ``counts(along:)`` without the walk, when no state can be reached twice (no union, at most
+    /// one `..` per query): every live state once, and every filter of the parent's states.
+    func singleCounts(
+        states: UInt64,
+        parentStates: UInt64
+    ) -> (states: [(state: Int, count: Int)], pendingFilters: [(state: Int, filter: JSONPathFilter, count: Int)]) {
+        var live: [(state: Int, count: Int)] = []
+        var remaining = states
+        while remaining != 0 {
+            live.append((remaining.trailingZeroBitCount, 1))
+            remaining &= remaining - 1
+        }
+        var pending: [(state: Int, filter: JSONPathFilter, count: Int)] = []
+        remaining = parentStates & filterStates
+        while remaining != 0 {
+            let state = remaining.trailingZeroBitCount
+            remaining &= remaining - 1
+            for selector in segment(of: state)?.selectors ?? [] {
+                if case .filter(let filter) = selector { pending.append((state, filter, 1)) }
+            }
+        }
+        return (live, pending)
+    }
+
     /// Counts of selections saturate instead of trapping: `$..*..*..*…` on a deep document
     /// selects a node astronomically often, and a stream stops at ``JSONRecordOptions/limit``.
     static func saturatingAdd(_ a: Int, _ b: Int) -> Int {
@@ -231,7 +288,9 @@ struct PathMatcher {
     }
 
     /// The queries whose anchor value is the one with `states`, as a mask over queries.
+    @inline(__always)
     func anchoredQueries(_ states: UInt64) -> UInt64 {
+        guard states & anyAnchor != 0 else { return 0 }
         var mask: UInt64 = 0
         for (q, anchor) in anchorStates.enumerated() where states & anchor != 0 { mask |= 1 << UInt64(q) }
         return mask

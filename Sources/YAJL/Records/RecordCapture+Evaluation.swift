@@ -35,10 +35,14 @@ extension RecordCapture {
     /// Decides the records of a complete capture: the filters its parent's states apply to it,
     /// then every query's remaining segments from it, nested matches included.
     func evaluate(_ info: PendingCapture) {
-        let tree = CapturedTree(view: tape.view, root: info.record.start, positionStart: info.record.positionStart)
+        capturedTree.index(tape.view, root: info.record.start, positionStart: info.record.positionStart)
+        let tree = capturedTree
         let isDocument = info.record.path.components.isEmpty
         let evaluator = PathEvaluator(tree: tree, documentRoot: isDocument ? 0 : nil)
-        var (entries, pending) = matcher.counts(along: info.record.path)
+        var (entries, pending) =
+            matcher.mayRepeat
+            ? matcher.counts(along: info.record.path)
+            : matcher.singleCounts(states: info.states, parentStates: info.parentStates)
         for (state, filter, count) in pending where evaluator.test(filter.expression, current: 0) {
             entries.append((state + 1, count))
         }

@@ -36,10 +36,14 @@ final class RecordCapture: JSONEventHandler {
         var record: SelectedValue
         /// Its live states.
         let states: UInt64
+        /// Its parent's live states (whose filters it may be a candidate of).
+        let parentStates: UInt64
         let anchors: UInt64
         /// Whether ``PathEvaluator`` decides its records (else: itself, once per query selecting it).
         let evaluates: Bool
     }
+    /// The index of the capture being evaluated (its storage reused from capture to capture).
+    var capturedTree = CapturedTree()
     /// Where a capture held whole for its query's sake started (its size is limited), or nil.
     @exclusivity(unchecked)
     var bufferStart: Int?
@@ -150,6 +154,7 @@ final class RecordCapture: JSONEventHandler {
                     byteOffset: position.offset
                 ),
                 states: states,
+                parentStates: parentStates,
                 anchors: anchors,
                 evaluates: isCandidate || isBuffered || matcher.mayRepeat
                     || (isContainer && states & ~matcher.accepting != 0)

@@ -73,13 +73,16 @@ let extractCommand = Command(
     let out = OutputBuffer()
     var written = 0
     do {
-        while let record = try reader.nextRecord() {
+        // Paths only when asked: `next()` skips building a JSONRecord (path, metadata) per value.
+        while true {
             if writesPaths {
+                guard let record = try reader.nextRecord() else { break }
                 try out.write("[" + jsonQuoted(record.path.normalized) + ",")
                 try out.write(bytes: record.value.bytes)
                 try out.write("]\n")
             } else {
-                try out.write(bytes: record.value.bytes)
+                guard let value = try reader.next() else { break }
+                try out.write(bytes: value.bytes)
                 try out.write("\n")
             }
             written += 1
