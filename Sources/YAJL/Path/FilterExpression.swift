@@ -10,6 +10,40 @@ indirect enum FilterExpression: Sendable, Hashable {
     case test(FilterFunction)
     case comparison(FilterComparable, ComparisonOperator, FilterComparable)
 
+    /// Whether every relative query in it starts by selecting object members by name: on any
+    /// array (and any scalar) all of them are then empty, and the filter has one verdict for all.
+    var readsOnlyMembersByName: Bool {
+        func byName(_ query: FilterQuery) -> Bool {
+            if query.isAbsolute { return false }
+            guard let first = query.segments.first, !first.isDescendant else { return false }
+            return first.selectors.allSatisfy { if case .key = $0 { true } else { false } }
+        }
+        func function(_ call: FilterFunction) -> Bool {
+            call.arguments.allSatisfy { argument in
+                switch argument {
+                case .literal: return true
+                case .query(let query): return byName(query)
+                case .logical(let expression): return expression.readsOnlyMembersByName
+                case .function(let inner): return function(inner)
+                }
+            }
+        }
+        func comparable(_ operand: FilterComparable) -> Bool {
+            switch operand {
+            case .literal: return true
+            case .query(let query): return byName(query)
+            case .function(let call): return function(call)
+            }
+        }
+        switch self {
+        case .or(let terms), .and(let terms): return terms.allSatisfy { $0.readsOnlyMembersByName }
+        case .not(let term): return term.readsOnlyMembersByName
+        case .exists(let query): return byName(query)
+        case .test(let call): return function(call)
+        case .comparison(let a, _, let b): return comparable(a) && comparable(b)
+        }
+    }
+
     var usesRoot: Bool {
         switch self {
         case .or(let terms), .and(let terms): return terms.contains { $0.usesRoot }

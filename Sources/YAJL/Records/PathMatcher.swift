@@ -32,6 +32,9 @@ struct PathMatcher {
     /// States whose next segment has a filter selector: each child is a candidate, captured and
     /// decided once complete.
     let filterStates: UInt64
+    /// Filter states whose every filter is false for every array (`[?@.price < 10]`: an array has
+    /// no member `price`): an array is not their candidate, and streams on.
+    let arrayRejectingFilterStates: UInt64
     /// States whose next segment has an index or slice that counts from the end: an array in one
     /// of them is captured whole.
     let arrayBufferStates: UInt64
@@ -67,6 +70,7 @@ struct PathMatcher {
         var accepting: UInt64 = 0
         var descendant: UInt64 = 0
         var filterStates: UInt64 = 0
+        var arrayRejectingFilterStates: UInt64 = 0
         var arrayBufferStates: UInt64 = 0
         var bufferStates: UInt64 = 0
         var mayRepeat = false
@@ -94,6 +98,8 @@ struct PathMatcher {
                     descendants += 1
                 }
                 if segment.selectors.count > 1 { mayRepeat = true }
+                let filters = segment.selectors.compactMap { if case .filter(let f) = $0 { f } else { nil } }
+                if !filters.isEmpty && filters.allSatisfy(Self.rejectsEveryArray) { arrayRejectingFilterStates |= bit }
                 for selector in segment.selectors {
                     switch selector {
                     case .filter: filterStates |= bit
@@ -128,6 +134,7 @@ struct PathMatcher {
         self.accepting = accepting
         self.descendant = descendant
         self.filterStates = filterStates
+        self.arrayRejectingFilterStates = arrayRejectingFilterStates
         self.arrayBufferStates = arrayBufferStates
         self.bufferStates = bufferStates
         self.mayRepeat = mayRepeat
@@ -157,6 +164,18 @@ struct PathMatcher {
             return .forward(start: start ?? 0, end: end ?? Int.max, step: step ?? 1)
         case .filter: return .never
         }
+    }
+
+    /// Whether `filter` is false for every array: it reads only members by name (all empty on an
+    /// array), and is false on an empty one.
+    static func rejectsEveryArray(_ filter: JSONPathFilter) -> Bool {
+        guard filter.expression.readsOnlyMembersByName else { return false }
+        let tape = Tape()
+        tape.startContainer(.array, at: SourcePosition(offset: 0, line: 1, column: 1))
+        tape.endContainer()
+        var tree = CapturedTree()
+        tree.index(tape.view, root: 0, positionStart: 0)
+        return !PathEvaluator(tree: tree, documentRoot: nil).test(filter.expression, current: 0)
     }
 
     /// Whether a slice selects the same elements whatever the array's length: it does not count

@@ -131,7 +131,8 @@ final class RecordCapture: JSONEventHandler {
         // A value is a query's anchor when its states reach the anchor state and its parent's did
         // not (a `..` segment after the anchor keeps the state alive below it).
         let anchors = states == 0 ? 0 : matcher.anchoredQueries(states) & ~matcher.anchoredQueries(parentStates)
-        let isCandidate = parentStates & matcher.filterStates != 0
+        let isCandidate =
+            parentStates & matcher.filterStates & (isArray ? ~matcher.arrayRejectingFilterStates : ~0) != 0
         let isBuffered =
             states & matcher.bufferStates != 0 || (isArray && states & matcher.arrayBufferStates != 0)
         if states & matcher.accepting != 0 || isCandidate || isBuffered {
