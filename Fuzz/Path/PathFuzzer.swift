@@ -67,8 +67,12 @@ public func fuzzPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     // only complete selections.
     if !serial.contains(where: { $0.hasPrefix("error ") }) {
         let rfc = select(expression, from: document, concurrently: false, order: .rfc)
-        guard rfc.count == serial.count || serial.count >= 10_000, rfc.sorted() == serial.sorted() || serial.count >= 10_000 else {
-            fuzzFailure("the RFC order selected other values than the document order for \(expression.debugDescription)")
+        guard rfc.count == serial.count || serial.count >= 10_000,
+            rfc.sorted() == serial.sorted() || serial.count >= 10_000
+        else {
+            fuzzFailure(
+                "the RFC order selected other values than the document order for \(expression.debugDescription)"
+            )
         }
     }
     return 0

@@ -77,6 +77,10 @@ struct YAJLTool {
         } catch let error as JSONRecordDecodingError {
             standardError.write("yajl: error: \(error.description)\n")
             return ExitStatus.invalidInput
+        } catch let error as JSONPathBufferError {
+            // A limit, like the parser's: exit 1.
+            standardError.write("yajl: error: \(error.description)\n")
+            return ExitStatus.invalidInput
         } catch let error as JSONIOError {
             standardError.write("yajl: error: \(error.description)\n")
             return ExitStatus.usage

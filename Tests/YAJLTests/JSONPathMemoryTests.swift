@@ -24,10 +24,14 @@ struct JSONPathMemoryTests {
             while let record = try reader.nextRecord() { body(record) }
             let peak = ProcessMemory.field("VmHWM") ?? 0
             if resetPeak {
-                print("jsonpath fixture: \(paths) over \(counts.bytes >> 20) MiB, peak RSS growth \((peak - before) >> 10) KiB")
+                print(
+                    "jsonpath fixture: \(paths) over \(counts.bytes >> 20) MiB, peak RSS growth \((peak - before) >> 10) KiB"
+                )
                 #expect(peak - before < 8 << 20, "\(paths): peak RSS grew by \((peak - before) >> 10) KiB")
             } else {
-                print("⚠️  jsonpath fixture: peak-memory check skipped (\(ProcessMemory.unavailable ?? "peak not reset"))")
+                print(
+                    "⚠️  jsonpath fixture: peak-memory check skipped (\(ProcessMemory.unavailable ?? "peak not reset"))"
+                )
             }
             return reader.report.deliveredCount
         }

@@ -126,6 +126,32 @@ struct ToolTests {
     }
 
     @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func extractOrdersPathsAndEmptyResults() throws {
+        let document = #"{"a": {"b": 1}, "c": 2, "it's": [10, 20, 30]}"#
+        let streamed = try Self.run(["extract", "$..*", "--quiet"], stdin: document)
+        #expect(streamed.stdout == "{\"b\":1}\n1\n2\n[10,20,30]\n10\n20\n30\n")
+        let rfc = try Self.run(["extract", "$..*", "--order", "rfc", "--quiet"], stdin: document)
+        #expect(rfc.stdout == "{\"b\":1}\n2\n[10,20,30]\n1\n10\n20\n30\n")
+        let paths = try Self.run(["extract", "$[\"it's\"][-1:]", "$.a.b", "--paths", "--quiet"], stdin: document)
+        #expect(paths.stdout == "[\"$['a']['b']\",1]\n[\"$['it\\\\'s'][2]\",30]\n")
+        let filtered = try Self.run(["extract", "$[\"it's\"][?@ > 15 && @ != 30]", "--quiet"], stdin: document)
+        #expect(filtered.stdout == "20\n")
+
+        let none = try Self.run(["extract", "$.result[*]", "--quiet"], stdin: document)
+        #expect(none.status == 0 && none.stdout.isEmpty)
+        #expect(none.stderr.contains("no value matched $.result[*]"))
+        let required = try Self.run(["extract", "$.result[*]", "--require-match", "--quiet"], stdin: document)
+        #expect(required.status == 1)
+        let badOrder = try Self.run(["extract", "$.a", "--order", "random"], stdin: document)
+        #expect(badOrder.status == 2 && badOrder.stderr.contains("--order is 'document' or 'rfc'"))
+        let buffered = try Self.run(
+            ["extract", "$[-1]", "--max-buffered-bytes", "16", "--quiet"],
+            stdin: "[1,2,3,4,5,6,7,8,9,10,11,12]"
+        )
+        #expect(buffered.status == 1 && buffered.stderr.contains("maxBufferedBytes"))
+    }
+
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
     func extractReportsWhatWasWrittenBeforeAnError() throws {
         let run = try Self.run(["extract", "$.r[*]"], stdin: #"{"r": [1, 2, oops]}"#)
         #expect(run.status == 1)

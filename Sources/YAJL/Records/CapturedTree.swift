@@ -20,7 +20,10 @@ struct CapturedTree {
         var position = SourcePosition(offset: 0, line: 1, column: 1)
     }
 
-    private(set) var view = TapeView(bytes: UnsafeRawBufferPointer(start: nil, count: 0), positions: UnsafeRawBufferPointer(start: nil, count: 0))
+    private(set) var view = TapeView(
+        bytes: UnsafeRawBufferPointer(start: nil, count: 0),
+        positions: UnsafeRawBufferPointer(start: nil, count: 0)
+    )
     private(set) var nodes: [Node] = []
     /// The nodes still to visit while indexing (kept to reuse its storage).
     private var pending: [Int] = []

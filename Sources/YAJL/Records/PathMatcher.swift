@@ -200,7 +200,8 @@ struct PathMatcher {
         case .any: return true
         case .key(let name):
             guard let key, name.count == key.count else { return false }
-            return key.isEmpty || name.withUnsafeBufferPointer { memcmpEqual($0.baseAddress!, key.baseAddress!, key.count) }
+            return key.isEmpty
+                || name.withUnsafeBufferPointer { memcmpEqual($0.baseAddress!, key.baseAddress!, key.count) }
         case .index(let wanted): return key == nil && wanted == index
         case .forward(let start, let end, let step):
             return key == nil && index >= start && index < end && (index - start) % step == 0
