@@ -210,5 +210,16 @@ struct JSONPathRFCTests {
         var values: [String] = []
         while let value = try reader.next() { values.append(value.description) }
         #expect(values == ["5", "2"])
+        // A slice or indices past their end: the rest of the array is neither read nor validated.
+        for (query, document, expected) in [
+            ("$.a[0:2]", #"{"a": [1, 5, 2, oops"#, ["1", "5"]),
+            ("$.a[1,0]", #"{"a": [1, 5, 2, oops"#, ["1", "5"]),
+            ("$[:3:2]", "[7, 8, 9, 10, oops", ["7", "9"]),
+        ] {
+            let reader = try JSONRecordReader(JSONValue.self, at: query, from: .text(document))
+            var values: [String] = []
+            while let value = try reader.next() { values.append(value.description) }
+            #expect(values == expected, "\(query)")
+        }
     }
 }

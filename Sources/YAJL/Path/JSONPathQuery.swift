@@ -80,6 +80,24 @@ public struct JSONPathQuery: Sendable, Hashable, CustomStringConvertible {
         return length
     }
 
+    /// When the segment after the anchor selects only elements below some index (indices ≥ 0,
+    /// forward slices with an end): that index. Past it, nothing in the anchor can match.
+    var anchorIndexLimit: Int? {
+        guard anchorLength < segments.count else { return nil }
+        let segment = segments[anchorLength]
+        guard !segment.isDescendant else { return nil }
+        var limit = 0
+        for selector in segment.selectors {
+            switch selector {
+            case .index(let index) where index >= 0: limit = max(limit, index + 1)
+            case .slice(let start, let end?, let step) where (start ?? 0) >= 0 && end >= 0 && (step ?? 1) > 0:
+                limit = max(limit, end)
+            default: return nil
+            }
+        }
+        return limit
+    }
+
     /// Whether a filter of the query refers to the document root (`$`): the document is then
     /// buffered, since the referenced value may come after the candidate.
     var usesAbsoluteFilterQueries: Bool {

@@ -44,6 +44,10 @@ struct PathMatcher {
     let mayRepeat: Bool
     /// Per query: the state reached at the end of its anchor (its leading plain segments).
     let anchorStates: [UInt64]
+    /// Per query: the index of its anchor array past which nothing can match (`$.a[0:10]`: 10).
+    let anchorIndexLimits: [Int?]
+    /// The queries with such a limit, as a mask over queries.
+    let indexLimitedQueries: UInt64
     /// Every query's anchor state.
     private let anyAnchor: UInt64
 
@@ -75,6 +79,7 @@ struct PathMatcher {
         var bufferStates: UInt64 = 0
         var mayRepeat = false
         var anchors: [UInt64] = []
+        var indexLimits: [Int?] = []
         let needed = queries.reduce(0) { $0 + $1.segments.count + 1 }
         for (q, query) in queries.enumerated() {
             let first = states.count
@@ -125,7 +130,10 @@ struct PathMatcher {
             accepting |= 1 << UInt64(first + query.segments.count)
             // A query anchored at the root (`$..x`, `$[*]`, `$`) has no anchor to wait for: it can
             // match until the document ends, which the parser itself reports.
-            anchors.append(query.anchorLength == 0 ? 0 : 1 << UInt64(first + query.anchorLength))
+            // …unless its first segment stops at an index (`$[0:10]`): the root is then its anchor.
+            let hasAnchor = query.anchorLength > 0 || query.anchorIndexLimit != nil
+            anchors.append(hasAnchor ? 1 << UInt64(first + query.anchorLength) : 0)
+            indexLimits.append(query.anchorIndexLimit)
         }
         self.queries = queries
         self.states = states
@@ -139,6 +147,8 @@ struct PathMatcher {
         self.bufferStates = bufferStates
         self.mayRepeat = mayRepeat
         self.anchorStates = anchors
+        self.anchorIndexLimits = indexLimits
+        self.indexLimitedQueries = indexLimits.enumerated().reduce(0) { $1.element == nil ? $0 : $0 | 1 << UInt64($1.offset) }
         self.anyAnchor = anchors.reduce(0, |)
         var stepSelectors: [StepSelector] = []
         var stepRanges: [Range<Int>] = []

@@ -128,6 +128,9 @@ final class RecordCapture: JSONEventHandler {
     ) {
         let parentStates = frames.last?.states ?? 0
         let states = statesOfNewValue()
+        if let top = frames.last, top.isArray, top.anchors & matcher.indexLimitedQueries != 0 {
+            passedIndexLimits(of: top, context: context)
+        }
         // A value is a query's anchor when its states reach the anchor state and its parent's did
         // not (a `..` segment after the anchor keeps the state alive below it).
         let anchors = states == 0 ? 0 : matcher.anchoredQueries(states) & ~matcher.anchoredQueries(parentStates)
@@ -203,6 +206,20 @@ final class RecordCapture: JSONEventHandler {
         }
         if info.anchors != 0 { exhaust(info.anchors, context: context) }
         if tape.footprint >= Self.batchFootprint, let batchIsReady { batchIsReady() }
+    }
+
+    /// An element of an anchor array starts: the queries that select nothing at its index or
+    /// beyond (`$.a[0:10]` at index 10) are done.
+    private func passedIndexLimits(of frame: Frame, context: JSONEventContext) {
+        let index = frame.nextIndex - 1
+        var queries = frame.anchors & matcher.indexLimitedQueries
+        var done: UInt64 = 0
+        while queries != 0 {
+            let query = queries.trailingZeroBitCount
+            queries &= queries - 1
+            if let limit = matcher.anchorIndexLimits[query], index >= limit { done |= 1 << UInt64(query) }
+        }
+        if done != 0 { exhaust(done, context: context) }
     }
 
     private func exhaust(_ queries: UInt64, context: JSONEventContext) {
