@@ -148,7 +148,9 @@ struct PathMatcher {
         self.mayRepeat = mayRepeat
         self.anchorStates = anchors
         self.anchorIndexLimits = indexLimits
-        self.indexLimitedQueries = indexLimits.enumerated().reduce(0) { $1.element == nil ? $0 : $0 | 1 << UInt64($1.offset) }
+        self.indexLimitedQueries = indexLimits.enumerated().reduce(0) {
+            $1.element == nil ? $0 : $0 | 1 << UInt64($1.offset)
+        }
         self.anyAnchor = anchors.reduce(0, |)
         var stepSelectors: [StepSelector] = []
         var stepRanges: [Range<Int>] = []
