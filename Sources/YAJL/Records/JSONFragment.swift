@@ -38,6 +38,7 @@ public struct JSONFragment: Sendable, Hashable, Decodable, CustomStringConvertib
                 .init(codingPath: [], debugDescription: "the fragment holds no JSON value")
             )
         }
+        _ = try reader.next()  // anything after the value is an error
         return value
     }
 
