@@ -81,3 +81,49 @@ struct JSONValueAPITests {
         #expect(throws: JSONValueConversionError.self) { try JSONValue(foundation: Date()) }
     }
 }
+
+@Suite("Whole values inside a streamed document")
+struct WriterValueTests {
+    struct Meta: Encodable {
+        let source: String
+        let createdAt: Date
+    }
+    struct User: Encodable {
+        let id: Int
+        let firstName: String
+    }
+
+    @Test func aWrappedDocumentIsWrittenWithOneWriter() throws {
+        let sink = MemoryOutputSink()
+        let writer = JSONWriter(to: sink)
+        var encoding = JSONRecordEncodingOptions()
+        encoding.keyEncodingStrategy = .convertToSnakeCase
+        encoding.dateEncodingStrategy = .secondsSince1970
+        try writer.startObject()
+        try writer.key("meta")
+        try writer.encode(Meta(source: "crm", createdAt: Date(timeIntervalSince1970: 86_400.5)), options: encoding)
+        try writer.key("extra")
+        try writer.write(["n": .number(JSONNumber("123456789012345678901234567890")!), "list": [1, nil, "x"]])
+        try writer.key("results")
+        try writer.startArray()
+        let records = JSONRecordWriter<User>(into: writer, encoding: encoding)
+        try records.write(User(id: 1, firstName: "Ann"))
+        try records.write(User(id: 2, firstName: "Bob"))
+        try records.finish()  // nothing: the array belongs to the caller
+        try writer.endArray()
+        try writer.endObject()
+        try writer.finish()
+        #expect(
+            String(decoding: sink.data, as: UTF8.self)
+                == #"{"meta":{"source":"crm","created_at":86400.5},"extra":{"n":123456789012345678901234567890,"list":[1,null,"x"]},"results":[{"id":1,"first_name":"Ann"},{"id":2,"first_name":"Bob"}]}"#
+        )
+        #expect(records.count == 2)
+    }
+
+    @Test func aValueWhereAKeyIsExpectedIsRefused() throws {
+        let writer = JSONWriter(to: MemoryOutputSink())
+        try writer.startObject()
+        #expect(throws: JSONWriterError.self) { try writer.encode(User(id: 1, firstName: "A")) }
+        #expect(throws: JSONWriterError.self) { try writer.write(JSONValue.null) }
+    }
+}

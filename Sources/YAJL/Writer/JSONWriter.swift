@@ -262,6 +262,10 @@ public final class JSONWriter {
     private var isArray: Bool { if case .array = stack.innermost { return true } else { return false } }
 
     @inline(__always)
+    /// Throws unless a value may come now (for values written in several calls, such as an
+    /// `Encodable`, which must not write half of itself first).
+    func checkValueAllowed(_ what: String) throws { try beforeValue(what) }
+
     private func beforeValue(_ what: @autoclosure () -> String) throws {
         if let optionsError { throw optionsError }
         if case .object(expectingKey: true) = stack.innermost {

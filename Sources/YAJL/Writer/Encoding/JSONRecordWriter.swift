@@ -19,7 +19,9 @@ public final class JSONRecordWriter<Record: Encodable> {
     private let encoder: StreamingEncoder
     private let layout: Layout
     private var started = false
-    private var sink: any JSONOutputSink
+    private var sink: (any JSONOutputSink)?
+    /// Whether the writer is this one's own (`false`: records go into an array someone else opened).
+    private let ownsWriter: Bool
 
     /// The number of records written.
     public private(set) var count = 0
@@ -33,6 +35,7 @@ public final class JSONRecordWriter<Record: Encodable> {
     ) {
         self.layout = layout
         self.sink = sink
+        ownsWriter = true
         var options = writerOptions
         if layout == .ndjson { options.beautify = false }
         writer = JSONWriter(to: sink, options: options)
@@ -40,9 +43,21 @@ public final class JSONRecordWriter<Record: Encodable> {
         encoder = StreamingEncoder(writer: writer, options: encoding)
     }
 
+    /// A writer of records as elements of the array that `writer` has open (or as its top-level
+    /// values, with ``JSONWriter/allowMultipleValues(separator:)``): the caller opened the array
+    /// and closes it; ``finish()`` does nothing.
+    public init(into writer: JSONWriter, encoding: JSONRecordEncodingOptions = JSONRecordEncodingOptions()) {
+        self.writer = writer
+        layout = .array
+        sink = nil
+        ownsWriter = false
+        encoder = StreamingEncoder(writer: writer, options: encoding)
+    }
+
     /// Encodes and writes one record.
     public func write(_ record: Record) throws {
-        if layout == .array && !started { try writer.startArray() }
+        if layout == .array && !started && ownsWriter { try writer.startArray() }
+        if !ownsWriter { try writer.checkValueAllowed("a record") }  // not half a record where a key goes
         started = true
         try encoder.encodeValue(record, at: .index(count, parent: .root))
         count += 1
@@ -63,13 +78,14 @@ public final class JSONRecordWriter<Record: Encodable> {
 
     /// Closes the array (or ends the last NDJSON line) and flushes everything to the sink.
     public func finish() throws {
+        guard ownsWriter else { return }
         if layout == .array {
             if !started { try writer.startArray() }
             try writer.endArray()
         }
         try writer.finish()
         if layout == .ndjson && count > 0 {
-            try [UInt8(ascii: "\n")].withUnsafeBytes { try sink.write($0) }
+            try [UInt8(ascii: "\n")].withUnsafeBytes { try sink?.write($0) }
         }
     }
 }
