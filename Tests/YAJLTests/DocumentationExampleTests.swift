@@ -36,6 +36,31 @@ struct DocumentationExampleTests {
         #expect(names == ["Ann", "Bob"])
     }
 
+    @Test func readmeWriterSnippets() throws {
+        struct User: Codable {
+            let id: Int
+            let name: String
+        }
+        let file = TemporaryFile("users-writer.json")
+        defer { file.remove() }
+        try #"{"results": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}]}"#
+            .write(toFile: file.path, atomically: true, encoding: .utf8)
+        let sink = MemoryOutputSink()
+        // The README's snippet, with a memory sink for `.standardOutput`.
+        let users = try JSONRecordReader(User.self, at: "$.results[*]", from: .file(file.path))
+        let output = JSONRecordWriter<User>(to: sink, layout: .ndjson)
+        while let user = try users.next() { try output.write(user) }
+        try output.finish()
+        #expect(
+            String(decoding: sink.data, as: UTF8.self) == "{\"id\":1,\"name\":\"Ann\"}\n{\"id\":2,\"name\":\"Bob\"}\n"
+        )
+
+        let v: JSONValue = ["a": [1, nil]]
+        #expect(v[path: ["a", 0]]?.int64Value == 1)
+        #expect(try v.select("$..[?@ == null]") == [nil])
+        #expect(try JSONRecordDecoder().decode(User.self, from: Data(#"{"id": 3, "name": "Cy"}"#.utf8)).name == "Cy")
+    }
+
     @Test func readmeExample() throws {
         let file = TemporaryFile("export.json")
         defer { file.remove() }
