@@ -115,7 +115,7 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
 
     /// Reads on this source's own thread, suspending the task meanwhile; cancelling the task
     /// ends the transfer within a tenth of a second with `CancellationError`.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
+    nonisolated(nonsending) public func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
         try Task.checkCancellation()
         let flag = cancellation
         let call = UnsafeTransfer((self, buffer))

@@ -53,7 +53,9 @@ struct ChunkFeeder {
     /// cancellation is checked before the read and when the source reports its end, and throws
     /// `CancellationError`: many async sequences (`AsyncStream` among them) end early when their
     /// task is cancelled, and that is not the end of the document.
-    mutating func read(from source: inout some AsyncJSONByteSource) async throws -> UnsafeRawBufferPointer {
+    nonisolated(nonsending) mutating func read(
+        from source: inout some AsyncJSONByteSource
+    ) async throws -> UnsafeRawBufferPointer {
         try Task.checkCancellation()
         let buffer = nextBuffer()
         let count = isGrowing ? try await source.readFully(into: buffer) : try await source.read(into: buffer)
@@ -95,7 +97,9 @@ extension JSONParser {
     /// Parses a whole document from a source that reads both ways (such as `HTTPByteSource` from `YAJLHTTP`), asynchronously,
     /// so that task cancellation reaches it.
     @discardableResult
-    public func parse<Source: JSONByteSource & AsyncJSONByteSource>(from source: Source) async throws -> State {
+    nonisolated(nonsending)
+        public func parse<Source: JSONByteSource & AsyncJSONByteSource>(from source: Source) async throws -> State
+    {
         try await parseAsync(from: source)
     }
 
@@ -105,12 +109,16 @@ extension JSONParser {
     /// cancellation is checked before every read, and when the source reports its end, and ends
     /// the parse with `CancellationError` (never with a truncated-input error).
     @discardableResult
-    public func parse(from source: some AsyncJSONByteSource) async throws -> State {
+    nonisolated(nonsending)
+        public func parse(from source: some AsyncJSONByteSource) async throws -> State
+    {
         if state == .parsing { try rejectInvalidOptions() }  // before the read buffer is allocated
         return try await parseAsync(from: source)
     }
 
-    private func parseAsync(from source: some AsyncJSONByteSource) async throws -> State {
+    nonisolated(nonsending)
+        private func parseAsync(from source: some AsyncJSONByteSource) async throws -> State
+    {
         var source = source
         var feeder = ChunkFeeder(options: options)
         defer { feeder.deallocate() }

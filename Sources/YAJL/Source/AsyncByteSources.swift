@@ -10,10 +10,10 @@ public struct AsyncChunkByteSource<Base: AsyncSequence>: AsyncJSONByteSource whe
     /// A source over `chunks`.
     public init(_ chunks: Base) { iterator = chunks.makeAsyncIterator() }
 
-    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
+    nonisolated(nonsending) public mutating func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
         guard buffer.count > 0 else { return 0 }
         while pendingOffset == pending.count {
-            guard let chunk = try await iterator.next() else { return 0 }
+            guard let chunk = try await iterator.next(isolation: #isolation) else { return 0 }
             pending = Array(chunk)
             pendingOffset = 0
         }
@@ -37,9 +37,9 @@ public struct AsyncByteSequenceSource<Base: AsyncSequence>: AsyncJSONByteSource 
     /// A source over `bytes`.
     public init(_ bytes: Base) { iterator = bytes.makeAsyncIterator() }
 
-    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
+    nonisolated(nonsending) public mutating func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
         var n = 0
-        while n < buffer.count, let byte = try await iterator.next() {
+        while n < buffer.count, let byte = try await iterator.next(isolation: #isolation) {
             buffer[n] = byte
             n += 1
         }
@@ -55,7 +55,7 @@ public struct BlockingAsyncByteSource<Base: JSONByteSource>: AsyncJSONByteSource
     /// Wraps `base`.
     public init(_ base: Base) { self.base = base }
 
-    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
+    nonisolated(nonsending) public mutating func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
         try base.read(into: buffer)
     }
 }

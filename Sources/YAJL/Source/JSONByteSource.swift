@@ -31,7 +31,7 @@ public protocol JSONByteSource {
 public protocol AsyncJSONByteSource {
     /// Reads at most `buffer.count` bytes into `buffer` and returns how many it read. Suspends until
     /// at least one byte is available; returns 0 only at the end of the input.
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int
+    nonisolated(nonsending) mutating func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int
 }
 
 extension JSONByteSource {
@@ -49,7 +49,7 @@ extension JSONByteSource {
 
 extension AsyncJSONByteSource {
     /// Reads until `buffer` is full or the input ends; returns how many bytes it read.
-    mutating func readFully(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
+    nonisolated(nonsending) mutating func readFully(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
         var filled = 0
         while filled < buffer.count {
             let n = try await read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
