@@ -44,3 +44,44 @@ struct MainActorTests {
         #expect(model.ids == [1, 2, 3])
     }
 }
+
+@Suite("Events as an AsyncSequence")
+struct JSONEventsTests {
+    @Test func eventsComeWithTheirPathsAndLines() async throws {
+        var seen: [String] = []
+        for try await record in JSONEvents(from: .chunks(MainActorTests.chunks("{\"a\": [1,\n \"x\"]}", size: 2))) {
+            seen.append("\(record.event) \(record.path) d\(record.depth) l\(record.line)")
+        }
+        #expect(
+            seen == [
+                "startObject $ d0 l1", "key(\"a\") $.a d1 l1", "startArray $.a d1 l1", "number(1) $.a[0] d2 l1",
+                "string(\"x\") $.a[1] d2 l2", "endArray $.a d1 l2", "endObject $ d0 l2",
+            ]
+        )
+    }
+
+    @Test func anErrorComesAfterTheEventsBeforeIt() async throws {
+        var seen = 0
+        do {
+            for try await _ in JSONEvents(from: .chunks(MainActorTests.chunks("[1, 2, oops]", size: 64))) { seen += 1 }
+            Issue.record("no error")
+        } catch let error as JSONParseError {
+            #expect(seen == 3)  // [ 1 2
+            #expect(error.byteOffset >= 7)
+        }
+    }
+
+    @Test @MainActor func eventsFromTheMainActorAndFromAFile() async throws {
+        let file = TemporaryFileForEvents()
+        defer { file.remove() }
+        var count = 0
+        for try await _ in JSONEvents(from: .file(file.path)) { count += 1 }
+        #expect(count == 4)
+    }
+
+    struct TemporaryFileForEvents {
+        let path = NSTemporaryDirectory() + "events-\(UUID().uuidString).json"
+        init() { try? #"{"k": null}"#.write(toFile: path, atomically: true, encoding: .utf8) }
+        func remove() { try? FileManager.default.removeItem(atPath: path) }
+    }
+}
