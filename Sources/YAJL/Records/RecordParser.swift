@@ -59,6 +59,9 @@ final class RecordParser {
         parse(try await feeder.read(from: &source))
     }
 
+    /// Parses bytes pushed by the caller (``JSONRecordPushParser``); empty at the end of the input.
+    func push(_ chunk: UnsafeRawBufferPointer) { parse(chunk) }
+
     /// Parses a chunk just read (empty at the end of the input).
     private func parse(_ chunk: UnsafeRawBufferPointer) {
         defer { report.setBytesRead(parser.bytesConsumed) }
