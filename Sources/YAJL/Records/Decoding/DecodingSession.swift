@@ -9,6 +9,8 @@ final class DecodingSession {
 
     /// Whether keys are compared as they are (no key strategy).
     let usesDefaultKeys: Bool
+    /// The strings that stand for infinities and NaN, when the strategy converts them.
+    let floatStrings: NonConformingFloatStrings?
     /// Per nesting depth (up to ``memberHintDepth``): the object last looked up and the member
     /// after the last one found, so that keys decoded in document order are found with one
     /// comparison. Never reallocated: containers keep a pointer to their slot.
@@ -18,6 +20,11 @@ final class DecodingSession {
     private var memberHintsUsed = 0
 
     init(options: JSONRecordDecodingOptions) {
+        if case .convertFromString(let positive, let negative, let nan) = options.nonConformingFloatDecodingStrategy {
+            floatStrings = NonConformingFloatStrings(positiveInfinity: positive, negativeInfinity: negative, nan: nan)
+        } else {
+            floatStrings = nil
+        }
         self.options = options
         userInfo = options.userInfo
         if case .useDefaultKeys = options.keyDecodingStrategy {

@@ -25,12 +25,46 @@ public struct JSONRecordDecodingOptions: Sendable {
         case iso8601
         /// Your own conversion.
         case custom(@Sendable (_ decoder: any Decoder) throws -> Date)
+        /// A string read by a `DateFormatter` (as `JSONDecoder`'s `.formatted`). A formatter is
+        /// not safe to share between threads that use it at once: give each reader its own.
+        case formatted(DateFormatter)
+        /// A string read by a closure; see ``parseStrategy(_:)`` for a `ParseStrategy`.
+        case parsed(@Sendable (String) throws -> Date)
+
+        /// A string read by a `ParseStrategy` such as `Date.ISO8601FormatStyle()` or
+        /// `Date.FormatStyle(...).parseStrategy`.
+        public static func parseStrategy<Strategy: ParseStrategy & Sendable>(_ strategy: Strategy) -> Self
+        where Strategy.ParseInput == String, Strategy.ParseOutput == Date {
+            .parsed { try strategy.parse($0) }
+        }
+    }
+
+    /// How `Data` is read.
+    public enum DataDecodingStrategy: Sendable {
+        /// A Base64 string (the default, as `JSONDecoder`).
+        case base64
+        /// `Data`'s own `Decodable` form: an array of bytes.
+        case deferredToData
+        /// A closure reads the value.
+        case custom(@Sendable (_ decoder: any Decoder) throws -> Data)
+    }
+
+    /// Whether strings stand for the floating-point values JSON has no number for.
+    public enum NonConformingFloatDecodingStrategy: Sendable {
+        /// A string where a `Double` or `Float` is expected is a type mismatch (the default).
+        case `throw`
+        /// These strings decode as infinities and NaN (`JSONDecoder`'s `.convertFromString`).
+        case convertFromString(positiveInfinity: String, negativeInfinity: String, nan: String)
     }
 
     /// How JSON keys map to property names (default: as they are).
     public var keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys
     /// How `Date` values are read (default: `Date`'s own `Decodable`, a number of seconds since 2001).
     public var dateDecodingStrategy: DateDecodingStrategy = .deferredToDate
+    /// How `Data` is read. Default ``DataDecodingStrategy/base64``.
+    public var dataDecodingStrategy: DataDecodingStrategy = .base64
+    /// Whether strings stand for infinities and NaN. Default ``NonConformingFloatDecodingStrategy/throw``.
+    public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy = .throw
     /// Passed to your `init(from:)` as `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 

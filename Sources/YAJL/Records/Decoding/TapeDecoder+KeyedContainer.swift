@@ -142,10 +142,10 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try Unbox.string(view, require(key), childNode(key))
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try Unbox.double(view, require(key), childNode(key))
+        try Unbox.double(view, require(key), childNode(key), session.floatStrings)
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try Unbox.float(view, require(key), childNode(key))
+        try Unbox.float(view, require(key), childNode(key), session.floatStrings)
     }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
         try Unbox.integer(view, require(key), childNode(key), as: type)
@@ -173,7 +173,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try present(key).map { try Unbox.string(view, $0, childNode(key)) }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try present(key).map { try Unbox.double(view, $0, childNode(key)) }
+        try present(key).map { try Unbox.double(view, $0, childNode(key), session.floatStrings) }
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
         try present(key).map { try Unbox.integer(view, $0, childNode(key), as: type) }

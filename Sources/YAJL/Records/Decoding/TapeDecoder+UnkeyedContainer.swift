@@ -83,11 +83,11 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     }
     mutating func decode(_ type: Double.Type) throws -> Double {
         let (v, i) = try next(type)
-        return try Unbox.double(view, v, elementNode(i))
+        return try Unbox.double(view, v, elementNode(i), decoder.session.floatStrings)
     }
     mutating func decode(_ type: Float.Type) throws -> Float {
         let (v, i) = try next(type)
-        return try Unbox.float(view, v, elementNode(i))
+        return try Unbox.float(view, v, elementNode(i), decoder.session.floatStrings)
     }
     mutating func decode(_ type: Int.Type) throws -> Int {
         let (v, i) = try next(type)

@@ -142,11 +142,16 @@ final class TapeDecoder: Decoder {
     ) throws -> T {
         switch direct {
         case .string: return unsafeBitCast(try Unbox.string(view, index, node()), to: T.self)
-        case .double: return unsafeBitCast(try Unbox.double(view, index, node()), to: T.self)
+        case .double: return unsafeBitCast(try Unbox.double(view, index, node(), session.floatStrings), to: T.self)
         case .int: return unsafeBitCast(try Unbox.integer(view, index, node(), as: Int.self), to: T.self)
         case .bool: return unsafeBitCast(try Unbox.bool(view, index, node()), to: T.self)
         case .strings: return unsafeBitCast(try array(at: index, node: node(), Unbox.string), to: T.self)
-        case .doubles: return unsafeBitCast(try array(at: index, node: node(), Unbox.double), to: T.self)
+        case .doubles:
+            let strings = session.floatStrings
+            return unsafeBitCast(
+                try array(at: index, node: node()) { try Unbox.double($0, $1, $2(), strings) },
+                to: T.self
+            )
         case .ints:
             return unsafeBitCast(
                 try array(at: index, node: node()) { try Unbox.integer($0, $1, $2(), as: Int.self) },
@@ -187,9 +192,14 @@ final class TapeDecoder: Decoder {
         if T.self == Date.self { return try decodeDate() as! T }
         if T.self == Decimal.self { return try decodeDecimal() as! T }
         if T.self == Data.self {
-            let text = try Unbox.string(view, index, node)
-            guard let data = Data(base64Encoded: text) else { throw Unbox.corrupted("expected Base64 data", node) }
-            return data as! T
+            switch session.options.dataDecodingStrategy {
+            case .base64:
+                let text = try Unbox.string(view, index, node)
+                guard let data = Data(base64Encoded: text) else { throw Unbox.corrupted("expected Base64 data", node) }
+                return data as! T
+            case .deferredToData: return Data(try [UInt8](from: self)) as! T  // Data's own form: its bytes
+            case .custom(let body): return try body(self) as! T
+            }
         }
         if T.self == URL.self {
             let text = try Unbox.string(view, index, node)
@@ -214,6 +224,22 @@ final class TapeDecoder: Decoder {
             }
             return date
         case .custom(let body): return try body(self)
+        case .formatted(let formatter):
+            let text = try Unbox.string(view, index, node)
+            guard let date = formatter.date(from: text) else {
+                throw Unbox.corrupted(
+                    "Date string '\(text)' does not match the format \(formatter.dateFormat ?? "")",
+                    node
+                )
+            }
+            return date
+        case .parsed(let parse):
+            let text = try Unbox.string(view, index, node)
+            do {
+                return try parse(text)
+            } catch {
+                throw Unbox.corrupted("Date string '\(text)' could not be parsed: \(error)", node)
+            }
         }
     }
 
@@ -239,11 +265,11 @@ extension TapeDecoder: SingleValueDecodingContainer {
     }
     func decode(_ type: Double.Type) throws -> Double {
         try checkLive()
-        return try Unbox.double(view, index, node)
+        return try Unbox.double(view, index, node, session.floatStrings)
     }
     func decode(_ type: Float.Type) throws -> Float {
         try checkLive()
-        return try Unbox.float(view, index, node)
+        return try Unbox.float(view, index, node, session.floatStrings)
     }
     func decode(_ type: Int.Type) throws -> Int {
         try checkLive()

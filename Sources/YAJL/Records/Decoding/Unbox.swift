@@ -106,8 +106,18 @@ enum Unbox {
         return view.string(index)
     }
 
-    static func double(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Double {
-        guard view.kind(index) == .number else { throw mismatch(Double.self, view, index, node()) }
+    static func double(
+        _ view: TapeView,
+        _ index: Int,
+        _ node: @autoclosure () -> CodingPathNode,
+        _ strings: NonConformingFloatStrings? = nil
+    ) throws -> Double {
+        guard view.kind(index) == .number else {
+            if let strings, view.kind(index) == .string, let value = strings.value(of: view.text(index)) {
+                return value
+            }
+            throw mismatch(Double.self, view, index, node())
+        }
         switch view.numberValue(index) {
         case .integer(let integer):
             // `-0` is an integer of value 0 with a sign that a Double keeps.
@@ -128,8 +138,18 @@ enum Unbox {
     /// Rounding the double again gives the same `Float` unless the double lies exactly halfway
     /// between two floats (or overflows or underflows): only then is the text itself rounded,
     /// so the common case makes no `String`.
-    static func float(_ view: TapeView, _ index: Int, _ node: @autoclosure () -> CodingPathNode) throws -> Float {
-        guard view.kind(index) == .number else { throw mismatch(Float.self, view, index, node()) }
+    static func float(
+        _ view: TapeView,
+        _ index: Int,
+        _ node: @autoclosure () -> CodingPathNode,
+        _ strings: NonConformingFloatStrings? = nil
+    ) throws -> Float {
+        guard view.kind(index) == .number else {
+            if let strings, view.kind(index) == .string, let value = strings.value(of: view.text(index)) {
+                return Float(value)
+            }
+            throw mismatch(Float.self, view, index, node())
+        }
         let double = try Self.double(view, index, node())
         var float = Float(double)
         if !float.isFinite || (float == 0 && double != 0) || isHalfway(double, float) {
@@ -231,5 +251,19 @@ enum ExactInteger {
             return 0 - value
         }
         return T(exactly: magnitude)
+    }
+}
+
+/// The strings that `convertFromString` reads as infinities and NaN.
+struct NonConformingFloatStrings: Sendable {
+    let positiveInfinity: String
+    let negativeInfinity: String
+    let nan: String
+
+    func value(of text: UnsafeRawBufferPointer) -> Double? {
+        if text.elementsEqual(positiveInfinity.utf8) { return .infinity }
+        if text.elementsEqual(negativeInfinity.utf8) { return -.infinity }
+        if text.elementsEqual(nan.utf8) { return .nan }
+        return nil
     }
 }

@@ -25,12 +25,45 @@ public struct JSONRecordEncodingOptions: Sendable {
         case iso8601
         /// Your own encoding of the date, through the encoder given (one value).
         case custom(@Sendable (Date, any Encoder) throws -> Void)
+        /// A string written by a `DateFormatter` (as `JSONEncoder`'s `.formatted`). A formatter is
+        /// not safe to share between threads that use it at once: give each writer its own.
+        case formatted(DateFormatter)
+        /// A string written by a closure; see ``formatStyle(_:)`` for a `FormatStyle`.
+        case formattedBy(@Sendable (Date) -> String)
+
+        /// A string written by a `FormatStyle` such as `Date.ISO8601FormatStyle()`.
+        public static func formatStyle<Style: FormatStyle & Sendable>(_ style: Style) -> Self
+        where Style.FormatInput == Date, Style.FormatOutput == String {
+            .formattedBy { style.format($0) }
+        }
+    }
+
+    /// How `Data` is written.
+    public enum DataEncodingStrategy: Sendable {
+        /// A Base64 string (the default, as `JSONEncoder`).
+        case base64
+        /// `Data`'s own `Encodable` form: an array of bytes.
+        case deferredToData
+        /// A closure writes the value.
+        case custom(@Sendable (Data, any Encoder) throws -> Void)
+    }
+
+    /// What infinities and NaN, which JSON has no number for, become.
+    public enum NonConformingFloatEncodingStrategy: Sendable {
+        /// Writing one throws (the default, as `JSONEncoder`).
+        case `throw`
+        /// These strings are written instead (`JSONEncoder`'s `.convertToString`).
+        case convertToString(positiveInfinity: String, negativeInfinity: String, nan: String)
     }
 
     /// How property names become keys (default: as they are).
     public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
     /// How dates are written (default: `Date`'s own `Encodable`).
     public var dateEncodingStrategy: DateEncodingStrategy = .deferredToDate
+    /// How `Data` is written. Default ``DataEncodingStrategy/base64``.
+    public var dataEncodingStrategy: DataEncodingStrategy = .base64
+    /// What infinities and NaN become. Default ``NonConformingFloatEncodingStrategy/throw``.
+    public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy = .throw
     /// Values your `encode(to:)` implementations read from `encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 

@@ -44,7 +44,17 @@ final class StreamingEncoder: Encoder {
     private func encodeSpecial<T: Encodable>(_ value: T) throws {
         switch value {
         case let date as Date: try encode(date: date)
-        case let data as Data: try primitive { try writer.string(data.base64EncodedString()) }
+        case let data as Data:
+            switch options.dataEncodingStrategy {
+            case .base64: try primitive { try writer.string(data.base64EncodedString()) }
+            case .deferredToData:
+                // Data's own form, an array of its bytes, written here: `Data.encode(to:)` asks for
+                // a single value container and would come back to this case.
+                let level = try openContainer(object: false)
+                for byte in data { try writer.integer(Int64(byte)) }
+                try close(deeperThan: level - 1)
+            case .custom(let body): try body(data, self)
+            }
         case let url as URL: try primitive { try writer.string(url.absoluteString) }
         case let decimal as Decimal:
             try primitive { try writer.number(JSONNumber(text: "\(decimal)", value: .unrepresentable)) }
@@ -60,7 +70,35 @@ final class StreamingEncoder: Encoder {
         case .millisecondsSince1970: try primitive { try writer.double(date.timeIntervalSince1970 * 1000) }
         case .iso8601: try primitive { try writer.string(RFC3339.string(from: date)) }
         case .custom(let body): try body(date, self)
+        case .formatted(let formatter): try primitive { try writer.string(formatter.string(from: date)) }
+        case .formattedBy(let format): try primitive { try writer.string(format(date)) }
         }
+    }
+
+    /// An integer of any width, written as its decimal text (exact, never through `Double`).
+    func integerText(_ text: String) throws {
+        try writer.number(JSONNumber(text: text, value: Int64(text).map(JSONNumber.Value.integer) ?? .unrepresentable))
+    }
+
+    /// A `Double` or `Float`: infinities and NaN as the strategy says (JSON has no number for them).
+    func floatingPoint(_ value: Double) throws {
+        guard !value.isFinite,
+            case .convertToString(let positive, let negative, let nan) = options.nonConformingFloatEncodingStrategy
+        else {
+            guard value.isFinite else {
+                throw EncodingError.invalidValue(
+                    value,
+                    EncodingError.Context(
+                        codingPath: node.codingPath,
+                        debugDescription:
+                            "\(value) has no JSON number; set nonConformingFloatEncodingStrategy to .convertToString to write it as a string"
+                    )
+                )
+            }
+            try writer.double(value)
+            return
+        }
+        try writer.string(value.isNaN ? nan : value > 0 ? positive : negative)
     }
 
     private func write(_ value: JSONValue) throws {
@@ -139,10 +177,10 @@ struct StreamingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try member(key) { try encoder.writer.string(value) }
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        try member(key) { try encoder.writer.double(value) }
+        try member(key) { try encoder.floatingPoint(value) }
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        try member(key) { try encoder.writer.double(Double(value)) }
+        try member(key) { try encoder.floatingPoint(Double(value)) }
     }
     mutating func encode(_ value: Int, forKey key: Key) throws {
         try member(key) { try encoder.writer.integer(Int64(value)) }
@@ -151,6 +189,12 @@ struct StreamingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try member(key) { try encoder.writer.integer(value) }
     }
 
+    mutating func encode(_ value: Int128, forKey key: Key) throws {
+        try member(key) { try encoder.integerText(String(value)) }
+    }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws {
+        try member(key) { try encoder.integerText(String(value)) }
+    }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try encoder.close(deeperThan: level)
         try encoder.key(key)
@@ -222,14 +266,22 @@ struct StreamingUnkeyedContainer: UnkeyedEncodingContainer {
         try element { try writer.string(value) }
     }
     mutating func encode(_ value: Double) throws {
-        let writer = encoder.writer
-        try element { try writer.double(value) }
+        let encoder = self.encoder
+        try element { try encoder.floatingPoint(value) }
     }
     mutating func encode(_ value: Int) throws {
         let writer = encoder.writer
         try element { try writer.integer(Int64(value)) }
     }
 
+    mutating func encode(_ value: Int128) throws {
+        let encoder = self.encoder
+        try element { try encoder.integerText(String(value)) }
+    }
+    mutating func encode(_ value: UInt128) throws {
+        let encoder = self.encoder
+        try element { try encoder.integerText(String(value)) }
+    }
     mutating func encode<T: Encodable>(_ value: T) throws {
         try encoder.close(deeperThan: level)
         try encoder.encodeValue(value, at: .index(count, parent: node))
@@ -268,8 +320,8 @@ struct StreamingSingleValue: SingleValueEncodingContainer {
     mutating func encodeNil() throws { try encoder.primitive { try encoder.writer.null() } }
     mutating func encode(_ value: Bool) throws { try encoder.primitive { try encoder.writer.bool(value) } }
     mutating func encode(_ value: String) throws { try encoder.primitive { try encoder.writer.string(value) } }
-    mutating func encode(_ value: Double) throws { try encoder.primitive { try encoder.writer.double(value) } }
-    mutating func encode(_ value: Float) throws { try encoder.primitive { try encoder.writer.double(Double(value)) } }
+    mutating func encode(_ value: Double) throws { try encoder.primitive { try encoder.floatingPoint(value) } }
+    mutating func encode(_ value: Float) throws { try encoder.primitive { try encoder.floatingPoint(Double(value)) } }
     mutating func encode(_ value: Int) throws { try encoder.primitive { try encoder.writer.integer(Int64(value)) } }
     mutating func encode(_ value: Int64) throws { try encoder.primitive { try encoder.writer.integer(value) } }
     mutating func encode(_ value: UInt64) throws {
@@ -277,5 +329,7 @@ struct StreamingSingleValue: SingleValueEncodingContainer {
             try encoder.writer.number(JSONNumber(text: String(value), value: .double(Double(value))))
         }
     }
+    mutating func encode(_ value: Int128) throws { try encoder.primitive { try encoder.integerText(String(value)) } }
+    mutating func encode(_ value: UInt128) throws { try encoder.primitive { try encoder.integerText(String(value)) } }
     mutating func encode<T: Encodable>(_ value: T) throws { try encoder.encodeValue(value, at: encoder.node) }
 }

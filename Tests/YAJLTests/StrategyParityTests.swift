@@ -1,0 +1,230 @@
+import Foundation
+import Testing
+import YAJL
+
+/// Each JSONDecoder/JSONEncoder strategy against Foundation's own, value by value.
+@Suite("JSONDecoder and JSONEncoder parity")
+struct StrategyParityTests {
+    struct Event: Codable, Equatable {
+        let at: Date
+        let blob: Data
+        let ratio: Double
+        let small: Float
+    }
+
+    static func formatter() -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return formatter
+    }
+
+    static let event = Event(
+        at: Date(timeIntervalSince1970: 1_700_000_000),
+        blob: Data([0, 1, 254, 255]),
+        ratio: .infinity,
+        small: -.infinity
+    )
+
+    /// Encodes with both encoders, compares the JSON as values, decodes with both decoders.
+    func roundTrip(
+        _ foundationEncoder: JSONEncoder,
+        _ foundationDecoder: JSONDecoder,
+        _ encoding: JSONRecordEncodingOptions,
+        _ decoding: JSONRecordDecodingOptions
+    ) throws {
+        let theirs = try foundationEncoder.encode(Self.event)
+        let sink = MemoryOutputSink()
+        let writer = JSONRecordWriter<Event>(to: sink, layout: .ndjson, encoding: encoding)
+        try writer.write(Self.event)
+        try writer.finish()
+        let ours = Data(sink.data.dropLast())  // the NDJSON line's newline
+        // The same JSON (as parsed trees: numbers and key order may be spelled differently).
+        let theirTree = try JSONSerialization.jsonObject(with: theirs) as! NSDictionary
+        let ourTree = try JSONSerialization.jsonObject(with: ours) as! NSDictionary
+        #expect(
+            theirTree == ourTree,
+            "ours \(String(decoding: ours, as: UTF8.self)) theirs \(String(decoding: theirs, as: UTF8.self))"
+        )
+        // Each decoder reads the other's output back to the same value.
+        #expect(try foundationDecoder.decode(Event.self, from: ours) == Self.event)
+        #expect(try JSONRecordDecoder(options: decoding).decode(Event.self, from: theirs) == Self.event)
+    }
+
+    @Test func formattedDatesBase64DataAndFloatStrings() throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .formatted(Self.formatter())
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+Inf",
+            negativeInfinity: "-Inf",
+            nan: "NaN"
+        )
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .formatted(Self.formatter())
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+Inf",
+            negativeInfinity: "-Inf",
+            nan: "NaN"
+        )
+        var encoding = JSONRecordEncodingOptions()
+        encoding.dateEncodingStrategy = .formatted(Self.formatter())
+        encoding.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+Inf",
+            negativeInfinity: "-Inf",
+            nan: "NaN"
+        )
+        var decoding = JSONRecordDecodingOptions()
+        decoding.dateDecodingStrategy = .formatted(Self.formatter())
+        decoding.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+Inf",
+            negativeInfinity: "-Inf",
+            nan: "NaN"
+        )
+        try roundTrip(encoder, decoder, encoding, decoding)
+    }
+
+    @Test func deferredDataAndCustomData() throws {
+        let encoder = JSONEncoder()
+        encoder.dataEncodingStrategy = .deferredToData
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "i",
+            negativeInfinity: "-i",
+            nan: "n"
+        )
+        let decoder = JSONDecoder()
+        decoder.dataDecodingStrategy = .deferredToData
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "i",
+            negativeInfinity: "-i",
+            nan: "n"
+        )
+        var encoding = JSONRecordEncodingOptions()
+        encoding.dataEncodingStrategy = .deferredToData
+        encoding.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "i",
+            negativeInfinity: "-i",
+            nan: "n"
+        )
+        var decoding = JSONRecordDecodingOptions()
+        decoding.dataDecodingStrategy = .deferredToData
+        decoding.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "i",
+            negativeInfinity: "-i",
+            nan: "n"
+        )
+        try roundTrip(encoder, decoder, encoding, decoding)
+
+        // Custom: hex strings.
+        var hexEncoding = encoding
+        hexEncoding.dataEncodingStrategy = .custom { data, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(data.map { String(format: "%02x", $0) }.joined())
+        }
+        var hexDecoding = decoding
+        hexDecoding.dataDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            var bytes: [UInt8] = []
+            var index = text.startIndex
+            while index < text.endIndex {
+                let next = text.index(index, offsetBy: 2)
+                bytes.append(UInt8(text[index..<next], radix: 16)!)
+                index = next
+            }
+            return Data(bytes)
+        }
+        let sink = MemoryOutputSink()
+        let writer = JSONRecordWriter<Event>(to: sink, layout: .ndjson, encoding: hexEncoding)
+        try writer.write(Self.event)
+        try writer.finish()
+        #expect(String(decoding: sink.data, as: UTF8.self).contains(#""blob":"0001feff""#))
+        #expect(try JSONRecordDecoder(options: hexDecoding).decode(Event.self, from: sink.data) == Self.event)
+    }
+
+    @Test func parseStrategiesAndFormatStyles() throws {
+        var encoding = JSONRecordEncodingOptions()
+        encoding.dateEncodingStrategy = .formatStyle(Date.ISO8601FormatStyle())
+        encoding.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
+        var decoding = JSONRecordDecodingOptions()
+        decoding.dateDecodingStrategy = .parseStrategy(Date.ISO8601FormatStyle())
+        decoding.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
+        let sink = MemoryOutputSink()
+        let writer = JSONRecordWriter<Event>(to: sink, layout: .ndjson, encoding: encoding)
+        try writer.write(Self.event)
+        try writer.finish()
+        #expect(String(decoding: sink.data, as: UTF8.self).contains(#""at":"2023-11-14T22:13:20Z""#))
+        #expect(try JSONRecordDecoder(options: decoding).decode(Event.self, from: sink.data) == Self.event)
+    }
+
+    @Test func nonConformingFloatsThrowByDefaultAsInFoundation() throws {
+        struct Number: Codable { let value: Double }
+        #expect(throws: EncodingError.self) { try JSONEncoder().encode(Number(value: .nan)) }
+        let writer = JSONRecordWriter<Number>(to: MemoryOutputSink(), layout: .ndjson)
+        #expect(throws: EncodingError.self) { try writer.write(Number(value: .nan)) }
+        #expect(throws: (any Error).self) {
+            try JSONDecoder().decode(Number.self, from: Data(#"{"value": "NaN"}"#.utf8))
+        }
+        #expect(throws: JSONRecordDecodingError.self) {
+            try JSONRecordDecoder().decode(Number.self, from: #"{"value": "NaN"}"#)
+        }
+        var decoding = JSONRecordDecodingOptions()
+        decoding.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "Infinity",
+            negativeInfinity: "-Infinity",
+            nan: "NaN"
+        )
+        #expect(try JSONRecordDecoder(options: decoding).decode(Number.self, from: #"{"value": "NaN"}"#).value.isNaN)
+        #expect(
+            try JSONRecordDecoder(options: decoding).decode([Double].self, from: #"["Infinity", 1, "-Infinity"]"#) == [
+                .infinity, 1, -.infinity,
+            ]
+        )
+    }
+
+    /// Foundation on Linux has no Int128 in JSONEncoder yet; ours writes and reads every digit.
+    @Test func int128BothWays() throws {
+        struct Wide: Codable, Equatable {
+            let big: Int128
+            let huge: UInt128
+            let list: [Int128]
+        }
+        let value = Wide(big: .min, huge: .max, list: [0, -1, 1 << 100])
+        let sink = MemoryOutputSink()
+        let writer = JSONRecordWriter<Wide>(to: sink, layout: .ndjson)
+        try writer.write(value)
+        try writer.finish()
+        #expect(
+            String(decoding: sink.data, as: UTF8.self)
+                == #"{"big":-170141183460469231731687303715884105728,"huge":340282366920938463463374607431768211455,"list":[0,-1,1267650600228229401496703205376]}"#
+                + "\n"
+        )
+        #expect(try JSONRecordDecoder().decode(Wide.self, from: sink.data) == value)
+    }
+
+    @Test func userInfoReachesEncodeToAsInJSONEncoder() throws {
+        struct Tagged: Encodable {
+            static let key = CodingUserInfoKey(rawValue: "tag")!
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                try container.encode(encoder.userInfo[Self.key] as? String ?? "none")
+            }
+        }
+        var encoding = JSONRecordEncodingOptions()
+        encoding.userInfo[Tagged.key] = "v2"
+        let sink = MemoryOutputSink()
+        let writer = JSONRecordWriter<Tagged>(to: sink, layout: .ndjson, encoding: encoding)
+        try writer.write(Tagged())
+        try writer.finish()
+        let foundation = JSONEncoder()
+        foundation.userInfo[Tagged.key] = "v2"
+        #expect(Data(sink.data.dropLast()) == (try foundation.encode(Tagged())))
+    }
+}
