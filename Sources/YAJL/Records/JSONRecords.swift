@@ -99,7 +99,9 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
     /// Iterates decoded records.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var matches: Matches.AsyncIterator
-        public mutating func next() async throws -> Record? { try await matches.next()?.value }
+        nonisolated(nonsending) public mutating func next() async throws -> Record? {
+            try await matches.next()?.value
+        }
     }
 
     /// The records with where they came from, as an `AsyncSequence` of ``JSONRecord``.
@@ -133,7 +135,7 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
                 }
             }
 
-            public mutating func next() async throws -> JSONRecord<Record>? {
+            nonisolated(nonsending) public mutating func next() async throws -> JSONRecord<Record>? {
                 try await stream.get().next()
             }
         }

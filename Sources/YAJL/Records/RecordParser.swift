@@ -55,7 +55,7 @@ final class RecordParser {
 
     /// Reads the next chunk from an asynchronous source and parses it. A read error (and task
     /// cancellation) is thrown at once; a parse error is held back.
-    func readAndParse(from source: inout some AsyncJSONByteSource) async throws {
+    nonisolated(nonsending) func readAndParse(from source: inout some AsyncJSONByteSource) async throws {
         parse(try await feeder.read(from: &source))
     }
 

@@ -98,7 +98,7 @@ final class RecordStream<Record: Decodable> {
     /// The next record with its metadata; `nil` at the end. Suspends (never blocks a thread of the
     /// cooperative pool in the concurrent mode) while the source is read; task cancellation throws
     /// `CancellationError` and releases the source.
-    func next() async throws -> JSONRecord<Record>? {
+    nonisolated(nonsending) func next() async throws -> JSONRecord<Record>? {
         switch try started(async: true) {
         case .concurrent(let stream): return try await stream.awaitNextRecord()
         case .serial(let parser):

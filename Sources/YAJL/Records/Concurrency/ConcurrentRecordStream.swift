@@ -121,7 +121,7 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
 
     /// ``nextRecord()`` for async code: waits for a batch by suspending, not by blocking. Task
     /// cancellation stops the parsing thread and throws `CancellationError`.
-    func awaitNextRecord() async throws -> JSONRecord<Record>? {
+    nonisolated(nonsending) func awaitNextRecord() async throws -> JSONRecord<Record>? {
         while true {
             if head < currentRecords.count, let tape = currentTape {
                 head += 1
