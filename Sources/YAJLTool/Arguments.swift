@@ -47,6 +47,27 @@ struct OptionSpec: Sendable {
     }
 }
 
+/// `--bad-lines stop|skip`: NDJSON read line by line, malformed lines skipped and counted.
+let badLinesOptionSpec = OptionSpec(
+    name: "--bad-lines",
+    valueName: "stop|skip",
+    help: "NDJSON: stop at a malformed line (default), or skip it and count it on stderr"
+) { settings, text in
+    guard text == "stop" || text == "skip" else {
+        throw UsageError(description: "--bad-lines is 'stop' or 'skip', not '\(text)'")
+    }
+    settings.values["--bad-lines"] = text
+}
+
+/// Says on stderr how many malformed lines were skipped, and the first few.
+func reportBadLines(_ report: JSONRecordReport) {
+    let count = report.badLineCount
+    guard count > 0 else { return }
+    standardError.write("yajl: \(count) bad line\(count == 1 ? "" : "s") skipped\n")
+    for bad in report.badLines.prefix(5) { standardError.write("yajl:   \(bad)\n") }
+    if count > 5 { standardError.write("yajl:   …\n") }
+}
+
 /// The parser and HTTP options every reading command shares.
 let parserOptionSpecs: [OptionSpec] = parserOnlyOptionSpecs + httpOptionSpecs
 

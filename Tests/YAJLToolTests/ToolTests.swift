@@ -152,6 +152,20 @@ struct ToolTests {
     }
 
     @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func badNDJSONLinesAreSkippedAndCounted() throws {
+        let ndjson = "{\"id\": 1}\n{\"id\": 2, oops}\n{\"id\": 3}\n[1,\n"
+        let extract = try Self.run(["extract", "$.id", "--bad-lines", "skip", "--quiet"], stdin: ndjson)
+        #expect(extract.status == 0 && extract.stdout == "1\n3\n")
+        #expect(extract.stderr.contains("2 bad lines skipped") && extract.stderr.contains("line 2 (byte 10)"))
+        let converted = try Self.run(["to-ndjson", "$", "--bad-lines", "skip"], stdin: ndjson)
+        #expect(converted.stdout == "{\"id\":1}\n{\"id\":3}\n")
+        let stats = try Self.run(["stats", "--bad-lines", "skip"], stdin: ndjson)
+        #expect(stats.stdout.contains("\"maps\":2,") && stats.stdout.contains("\"bad_lines\":2"))
+        let stopped = try Self.run(["extract", "$.id", "--allow-multiple-values", "--quiet"], stdin: ndjson)
+        #expect(stopped.status == 1 && stopped.stdout == "1\n2\n")  // stop: what came before the error
+    }
+
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
     func extractReportsWhatWasWrittenBeforeAnError() throws {
         let run = try Self.run(["extract", "$.r[*]"], stdin: #"{"r": [1, 2, oops]}"#)
         #expect(run.status == 1)

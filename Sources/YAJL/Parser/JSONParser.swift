@@ -107,6 +107,20 @@ public final class JSONParser {
         self.init(options: options, handler: ClosureEventHandler(onEvent))
     }
 
+    /// Makes a new parser continue an input at `offset`, the start of line `line`, after
+    /// `topLevelValues` values: its offsets, lines and value indices count from there. Before the
+    /// first chunk only.
+    func rebase(offset: Int, line: Int, topLevelValues: Int) {
+        precondition(bytesConsumed == 0, "rebase before the first chunk")
+        bytesConsumed = offset
+        byteOrderMark = nil
+        bridge.state.pointee.position.rebase(newlines: line - 1, lineStart: offset)
+        bridge.state.pointee.topLevelValues = topLevelValues
+    }
+
+    /// How many objects and arrays are open now.
+    var openDepth: Int { bridge.state.pointee.path.depth }
+
     /// The deepest nesting seen so far: the most objects and arrays open at once.
     public var maxDepthSeen: Int { bridge.state.pointee.maxDepthSeen }
 

@@ -22,6 +22,14 @@ struct TextPosition {
     private(set) var newlinesBefore = 0
     /// Absolute offset where the line that contains the current chunk's first byte starts.
     private(set) var lineStartBefore = 0
+    /// Starts counting afresh at `lineStart`, on the line after `newlines` newlines (a parser
+    /// that takes over the input there, after an NDJSON line that failed).
+    mutating func rebase(newlines: Int, lineStart: Int) {
+        self = TextPosition()
+        newlinesBefore = newlines
+        lineStartBefore = lineStart
+    }
+
     /// The last bytes before the current chunk, for excerpts.
     private var tail: [UInt8] = []
     /// The last byte before the current chunk that is not white space, however far back.

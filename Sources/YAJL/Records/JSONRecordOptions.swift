@@ -25,6 +25,23 @@ public struct JSONRecordOptions: Sendable {
     /// Default `true`. It assumes keys are unique, as RFC 8259 recommends, and the input after that
     /// point is neither read nor validated. Never applies with `allowMultipleValues`.
     public var stopsEarly = true
+    /// What a malformed NDJSON line does. Default ``BadLinePolicy/stop``.
+    public var onBadLine = BadLinePolicy.stop
+
+    /// What a malformed line of NDJSON does (Spark's `FAILFAST` and `PERMISSIVE` modes).
+    public enum BadLinePolicy: Sendable, Hashable {
+        /// The first error ends the stream (the default; YAJL cannot resynchronize by itself).
+        case stop
+        /// The input is read line by line, each line one value: a line that is not valid JSON,
+        /// or that ends inside its value, is skipped, counted in
+        /// ``JSONRecordReport/badLineCount`` and kept (the first
+        /// ``JSONRecordOptions/maxKeptFailures``) in ``JSONRecordReport/badLines`` with its line
+        /// number, byte offset and error; what it selected before the error is dropped. Implies
+        /// ``JSONParser/Options/allowMultipleValues``. A line is held until it ends, up to
+        /// ``JSONRecordOptions/maxBufferedBytes``.
+        case skip
+    }
+
     /// The order of the records of a JSONPath query. Default ``Order/document``.
     public var order = Order.document
     /// The most bytes a query may hold in memory beyond the selected value (an array it counts
@@ -91,6 +108,8 @@ public final class JSONRecordReport: Sendable {
     private let _bytesRead = Atomic<Int>(0)
     /// Skipped records and the errors kept, changed together.
     private let skips = Mutex<(count: Int, kept: [JSONRecordDecodingError])>((0, []))
+    /// Skipped NDJSON lines and the first ones kept.
+    private let badLineLog = Mutex<(count: Int, kept: [JSONBadLine])>((0, []))
     private let maxKept: Int
 
     init(maxKept: Int) { self.maxKept = maxKept }
@@ -101,6 +120,11 @@ public final class JSONRecordReport: Sendable {
     public var skippedCount: Int { skips.withLock { $0.count } }
     /// The errors of the first skipped records (up to ``JSONRecordOptions/maxKeptFailures``).
     public var failures: [JSONRecordDecodingError] { skips.withLock { $0.kept } }
+    /// NDJSON lines skipped because they were malformed (with ``JSONRecordOptions/BadLinePolicy/skip``).
+    public var badLineCount: Int { badLineLog.withLock { $0.count } }
+    /// The first skipped lines (up to ``JSONRecordOptions/maxKeptFailures``), in input order.
+    public var badLines: [JSONBadLine] { badLineLog.withLock { $0.kept } }
+
     /// Bytes of input consumed by the parser.
     public var bytesRead: Int { _bytesRead.load(ordering: .relaxed) }
 
@@ -111,5 +135,24 @@ public final class JSONRecordReport: Sendable {
             if skips.kept.count < maxKept { skips.kept.append(error) }
         }
     }
+    func skippedLine(_ line: JSONBadLine) {
+        badLineLog.withLock { log in
+            log.count += 1
+            if log.kept.count < maxKept { log.kept.append(line) }
+        }
+    }
     func setBytesRead(_ bytes: Int) { _bytesRead.store(bytes, ordering: .relaxed) }
+}
+
+/// A malformed NDJSON line that was skipped: where it is and what was wrong.
+public struct JSONBadLine: Sendable, CustomStringConvertible {
+    /// The 1-based line number.
+    public let line: Int
+    /// The byte offset where the line starts.
+    public let byteOffset: Int
+    /// The parse error (its offset and column are where in the line it went wrong).
+    public let error: any Error & Sendable
+
+    /// `line 17 (byte 2048): …the error…`
+    public var description: String { "line \(line) (byte \(byteOffset)): \(error)" }
 }

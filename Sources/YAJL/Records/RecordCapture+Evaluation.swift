@@ -84,4 +84,25 @@ extension RecordCapture {
             )
         }
     }
+
+    /// Where a line of NDJSON begins, to drop what it selected if it fails.
+    struct LineMark {
+        let ready: Int
+        let selected: Int
+    }
+
+    var lineMark: LineMark { LineMark(ready: ready.count, selected: selectedCount) }
+
+    /// Forgets what the line since `mark` selected or began to capture (it failed to parse): its
+    /// records, the value being captured and the open containers.
+    func dropLine(since mark: LineMark) {
+        if ready.count > mark.ready { ready.removeLast(ready.count - mark.ready) }
+        selectedCount = mark.selected
+        if let info = captureInfo, tape.isCapturing {
+            tape.abandon(to: info.record.start, positionsTo: info.record.positionStart)
+        }
+        captureInfo = nil
+        bufferStart = nil
+        resetFrames()
+    }
 }

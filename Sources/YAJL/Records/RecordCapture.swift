@@ -70,6 +70,13 @@ final class RecordCapture: JSONEventHandler {
         allQueries = queries.count >= 64 ? ~0 : (1 << UInt64(queries.count)) - 1
     }
 
+    /// Forgets the open containers (a new top-level value follows).
+    func resetFrames() { frames.removeAll(keepingCapacity: true) }
+
+    /// With NDJSON lines that may fail (``JSONRecordOptions/BadLinePolicy/skip``), records are
+    /// handed out only between lines: never mid-read.
+    var holdsBatches = false
+
     /// Drops the handed-out records from the tape, keeping a record still being recorded.
     func releaseHandedOutRecords() {
         ready.removeAll(keepingCapacity: true)
@@ -205,7 +212,7 @@ final class RecordCapture: JSONEventHandler {
             return
         }
         if info.anchors != 0 { exhaust(info.anchors, context: context) }
-        if tape.footprint >= Self.batchFootprint, let batchIsReady { batchIsReady() }
+        if tape.footprint >= Self.batchFootprint, !holdsBatches, let batchIsReady { batchIsReady() }
     }
 
     /// An element of an anchor array starts: the queries that select nothing at its index or

@@ -6,7 +6,7 @@
 /// Errors keep their place: a parse error, or a read error of a blocking source, is held back in
 /// ``failure`` until the records completed before it have been handed out.
 final class RecordParser {
-    private let parser: JSONParser
+    private var parser: JSONParser
     /// The selected values captured so far, on its tape.
     let capture: RecordCapture
     private var feeder: ChunkFeeder
@@ -14,16 +14,35 @@ final class RecordParser {
     private(set) var failure: (any Error)?
     private let report: JSONRecordReport
 
+    /// NDJSON read line by line, malformed lines skipped (``JSONRecordOptions/BadLinePolicy/skip``).
+    private let lineMode: Bool
+    private let parserOptions: JSONParser.Options
+    private let maxLineBytes: Int
+    /// The start of a line whose end has not been read yet.
+    private var remainder: [UInt8] = []
+    /// The number and offset of the next line to parse.
+    private var lineNumber = 1
+    private var lineStart = 0
+    /// Values the current parser had started when it took over (it may have seen none since).
+    private var valuesAtTakeover = 0
+    /// The input has ended without anything for the current parser to finish (blank lines).
+    private var inputEnded = false
+
     init(queries: [JSONPathQuery], options: JSONRecordOptions, report: JSONRecordReport) throws {
         try Self.validate(queries)
         capture = try RecordCapture(
             queries: queries,
             options: options,
-            stopsEarly: options.stopsEarly && !options.parser.allowMultipleValues
+            stopsEarly: options.stopsEarly && !options.parser.allowMultipleValues && options.onBadLine == .stop
         )
         // Records carry their paths (and decoding errors name them), so paths are always tracked.
         var parserOptions = options.parser
         parserOptions.tracksPath = true
+        lineMode = options.onBadLine == .skip
+        if lineMode { parserOptions.allowMultipleValues = true }
+        self.parserOptions = parserOptions
+        maxLineBytes = options.maxBufferedBytes
+        capture.holdsBatches = lineMode
         parser = JSONParser(options: parserOptions, handler: capture)
         feeder = ChunkFeeder(options: options.parser)
         self.report = report
@@ -41,7 +60,7 @@ final class RecordParser {
     deinit { feeder.deallocate() }
 
     /// Whether the input is done (finished, stopped early, or failed).
-    var isDone: Bool { parser.state != .parsing || failure != nil }
+    var isDone: Bool { parser.state != .parsing || failure != nil || inputEnded }
 
     /// Reads the next chunk from `source` and parses it; a read error is held back like a parse
     /// error.
@@ -65,10 +84,101 @@ final class RecordParser {
     /// Parses a chunk just read (empty at the end of the input).
     private func parse(_ chunk: UnsafeRawBufferPointer) {
         defer { report.setBytesRead(parser.bytesConsumed) }
+        if lineMode {
+            parseLines(chunk)
+            return
+        }
         do {
             try feeder.feed(chunk, to: parser)
         } catch {
             failure = error
+        }
+    }
+
+    // MARK: NDJSON line by line
+
+    /// Feeds the complete lines of `chunk` one at a time, keeping the start of an unfinished one.
+    private func parseLines(_ chunk: UnsafeRawBufferPointer) {
+        if chunk.isEmpty {  // the end of the input: the last line, if it has no newline
+            let last = remainder
+            remainder = []
+            last.withUnsafeBytes { feedLine($0, endsInput: true) }
+            return
+        }
+        var rest = chunk
+        if !remainder.isEmpty {
+            guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+                keep(rest)
+                return
+            }
+            keep(UnsafeRawBufferPointer(rebasing: rest[...newline]))
+            rest = UnsafeRawBufferPointer(rebasing: rest[(newline + 1)...])
+            let line = remainder
+            remainder.removeAll(keepingCapacity: true)
+            line.withUnsafeBytes { feedLine($0, endsInput: false) }
+        }
+        while failure == nil, parser.state == .parsing, let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
+            feedLine(UnsafeRawBufferPointer(rebasing: rest[...newline]), endsInput: false)
+            rest = UnsafeRawBufferPointer(rebasing: rest[(newline + 1)...])
+        }
+        if failure == nil, parser.state == .parsing, !rest.isEmpty { keep(rest) }
+    }
+
+    /// Holds the start of a line until its end is read, up to ``JSONRecordOptions/maxBufferedBytes``.
+    private func keep(_ bytes: UnsafeRawBufferPointer) {
+        guard remainder.count + bytes.count <= maxLineBytes else {
+            failure = JSONParseError(
+                kind: .documentLimitExceeded,
+                message: "line \(lineNumber) is longer than \(maxLineBytes) bytes and has no end yet",
+                limitOption: "JSONRecordOptions.maxBufferedBytes",
+                byteOffset: lineStart + remainder.count + bytes.count,
+                line: lineNumber,
+                column: remainder.count + bytes.count + 1,
+                path: nil
+            )
+            return
+        }
+        remainder.append(contentsOf: bytes)
+    }
+
+    /// Parses one line (with its newline, or the input's last bytes); a line that fails, or ends
+    /// inside its value, is skipped and reported, and a new parser takes over at the next line.
+    private func feedLine(_ line: UnsafeRawBufferPointer, endsInput: Bool) {
+        let mark = capture.lineMark
+        let number = lineNumber
+        let start = lineStart
+        lineStart += line.count
+        if line.last == UInt8(ascii: "\n") { lineNumber += 1 }
+        do {
+            if !line.isEmpty { try feeder.feed(line, to: parser) }
+            guard parser.state == .parsing else { return }  // stopped: a limit, or nothing more can match
+            if endsInput {
+                if parser.topLevelValueCount == valuesAtTakeover && parser.openDepth == 0 {
+                    inputEnded = true  // only blank lines since the last parser took over
+                    return
+                }
+                try feeder.feed(UnsafeRawBufferPointer(start: nil, count: 0), to: parser)  // finishes
+            } else if parser.openDepth > 0 {
+                throw JSONParseError(
+                    kind: .prematureEndOfInput,
+                    message: "the line ends inside its value (NDJSON has one value per line)",
+                    byteOffset: lineStart - 1,
+                    line: number,
+                    column: line.count,
+                    path: nil
+                )
+            }
+        } catch let error as JSONParseError {
+            capture.dropLine(since: mark)
+            report.skippedLine(JSONBadLine(line: number, byteOffset: start, error: error))
+            guard !endsInput else { return }
+            // A new parser takes over at the next line, counting offsets and lines from there.
+            let next = JSONParser(options: parserOptions, handler: capture)
+            next.rebase(offset: lineStart, line: lineNumber, topLevelValues: parser.topLevelValueCount)
+            valuesAtTakeover = parser.topLevelValueCount
+            parser = next
+        } catch {
+            failure = error  // not the input's fault (a buffer limit, an option): the stream ends
         }
     }
 

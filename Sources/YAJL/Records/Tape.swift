@@ -139,6 +139,13 @@ final class Tape {
         other.open.removeAll(keepingCapacity: true)
     }
 
+    /// Forgets the record being recorded (it starts at `start`, its positions at `positionStart`).
+    func abandon(to start: Int, positionsTo positionStart: Int) {
+        count = start
+        positionCount = positionStart
+        open.removeAll(keepingCapacity: true)
+    }
+
     /// Exchanges the contents (and storage) of two tapes.
     func swapContents(with other: Tape) {
         swap(&storage, &other.storage)

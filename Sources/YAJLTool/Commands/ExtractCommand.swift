@@ -32,6 +32,7 @@ let extractCommand = Command(
             settings.values["--order"] = text
         },
         .flag("--paths", "write [normalized path, value] for each value") { $0.values["--paths"] = "1" },
+        badLinesOptionSpec,
         .flag("--require-match", "exit 1 when no value matched") { $0.values["--require-match"] = "1" },
         .size("--max-buffered-bytes", "the most a query may buffer beyond its values (default 256 MiB)") {
             $0.values["--max-buffered-bytes"] = String($1)
@@ -57,6 +58,7 @@ let extractCommand = Command(
     if settings.values["--order"] == "rfc" { options.order = .rfc }
     if let bytes = settings.values["--max-buffered-bytes"].flatMap({ Int($0) }) { options.maxBufferedBytes = bytes }
     let writesPaths = settings.values["--paths"] != nil
+    if settings.values["--bad-lines"] == "skip" { options.onBadLine = .skip }
     let download = DownloadState()
     var http = settings.http
     http.onProgress = { download.update($0) }
@@ -90,6 +92,7 @@ let extractCommand = Command(
         }
         try out.flush()
         progress?.finish(bytes: reader.report.bytesRead, records: written)
+        reportBadLines(reader.report)
         if written == 0 {
             let what = paths.count == 1 ? paths[0] : "any of " + paths.joined(separator: " ")
             standardError.write("yajl: no value matched \(what)\n")

@@ -30,9 +30,10 @@ let statsCommand = Command(
         or numbers (neither, e.g. 1e400). max_depth is the most objects and arrays open at once.
         On invalid input nothing is printed on stdout; the error goes to stderr, exit status 1.
         """,
-    options: parserOptionSpecs,
+    options: parserOptionSpecs + [badLinesOptionSpec],
     maxInputs: 1
 ) { settings in
+    if settings.values["--bad-lines"] == "skip" { return try statsSkippingBadLines(settings) }
     var options = settings
     options.parser.tracksPath = true
     let counter = StatsCounter()
@@ -43,6 +44,51 @@ let statsCommand = Command(
         "{\"bytes\":\(parser.bytesConsumed),\"maps\":\(c.maps),\"arrays\":\(c.arrays),\"keys\":\(c.keys),"
             + "\"strings\":\(c.strings),\"integers\":\(c.integers),\"doubles\":\(c.doubles),\"numbers\":\(c.numbers),"
             + "\"booleans\":\(c.booleans),\"nulls\":\(c.nulls),\"max_depth\":\(parser.maxDepthSeen)}\n"
+    )
+    try out.flush()
+    return ExitStatus.success
+}
+
+/// `stats --bad-lines skip`: NDJSON read line by line; each good line's value is counted as the
+/// events would count it, the bad lines are skipped and reported on stderr.
+func statsSkippingBadLines(_ settings: ToolSettings) throws -> Int32 {
+    var options = JSONRecordOptions(parser: settings.parser)
+    options.onBadLine = .skip
+    options.parsesConcurrently = false
+    let reader = try JSONRecordReader(JSONValue.self, at: "$", from: inputSource(settings).source, options: options)
+    let c = StatsCounter()
+    var maxDepth = 0
+    func count(_ value: JSONValue, depth: Int) {
+        switch value {
+        case .null: c.nulls += 1
+        case .bool: c.booleans += 1
+        case .string: c.strings += 1
+        case .number(let number):
+            switch number.value {
+            case .integer: c.integers += 1
+            case .double: c.doubles += 1
+            case .unrepresentable: c.numbers += 1
+            }
+        case .array(let elements):
+            c.arrays += 1
+            maxDepth = max(maxDepth, depth + 1)
+            for element in elements { count(element, depth: depth + 1) }
+        case .object(let object):
+            c.maps += 1
+            maxDepth = max(maxDepth, depth + 1)
+            for member in object.members {
+                c.keys += 1
+                count(member.value, depth: depth + 1)
+            }
+        }
+    }
+    while let value = try reader.next() { count(value, depth: 0) }
+    reportBadLines(reader.report)
+    let out = OutputBuffer()
+    try out.write(
+        "{\"bytes\":\(reader.report.bytesRead),\"maps\":\(c.maps),\"arrays\":\(c.arrays),\"keys\":\(c.keys),"
+            + "\"strings\":\(c.strings),\"integers\":\(c.integers),\"doubles\":\(c.doubles),\"numbers\":\(c.numbers),"
+            + "\"booleans\":\(c.booleans),\"nulls\":\(c.nulls),\"max_depth\":\(maxDepth),\"bad_lines\":\(reader.report.badLineCount)}\n"
     )
     try out.flush()
     return ExitStatus.success

@@ -70,7 +70,7 @@ let toNDJSONCommand = Command(
     summary: "Write the values at JSONPATH (e.g. a document's array of records) as NDJSON.",
     usage: "JSONPATH [FILE|-] [options]",
     details: "Streaming: one minified value per line, numbers exactly as in the input. The inverse of from-ndjson.",
-    options: parserOptionSpecs,
+    options: parserOptionSpecs + [badLinesOptionSpec],
     maxInputs: 2
 ) { settings in
     guard settings.inputs.filter({ $0.hasPrefix("$") }).count == 1 else {
