@@ -45,3 +45,6 @@ for module in YAJL YAJLHTTP; do
   fi
   echo "docs: $out/$module.doccarchive"
 done
+
+# Every Swift snippet of the README and the articles compiles against the package as it is.
+python3 scripts/check-snippets.py
