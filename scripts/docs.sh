@@ -3,6 +3,7 @@
 # fetched here) and fails on any warning, or on any public symbol without a doc comment.
 #   symbol graphs: swift package dump-symbol-graph (public symbols)
 #   archives:      .build/docs/YAJL.doccarchive, .build/docs/YAJLHTTP.doccarchive
+#   snippets:      every Swift block of README.md and the articles compiles (scripts/check-snippets.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/docs
