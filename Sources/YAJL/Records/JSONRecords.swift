@@ -100,7 +100,7 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var matches: Matches.AsyncIterator
         nonisolated(nonsending) public mutating func next() async throws -> Record? {
-            try await matches.next()?.value
+            try await matches.nextValue()
         }
     }
 
@@ -137,6 +137,11 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
 
             nonisolated(nonsending) public mutating func next() async throws -> JSONRecord<Record>? {
                 try await stream.get().next()
+            }
+
+            /// The next record's value, without building its ``JSONRecord``.
+            nonisolated(nonsending) mutating func nextValue() async throws -> Record? {
+                try await stream.get().nextValue()
             }
         }
     }

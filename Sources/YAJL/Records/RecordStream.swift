@@ -37,6 +37,9 @@ final class RecordStream<Record: Decodable> {
     private var asyncSource: (any AsyncJSONByteSource)?
     /// The next waiting record of the serial mode's capture.
     private var head = 0
+    /// Where ``nextValue()`` has a record decoded (uninitialized between calls). Allocated last
+    /// in `init`, after everything that can throw: a throwing `init` runs no `deinit` to free it.
+    private let valueSlot: UnsafeMutablePointer<Record>
 
     /// A stream of the records at `queries`.
     /// - Throws: ``JSONPathSyntaxError`` for an empty list or more paths than the matcher takes.
@@ -49,10 +52,12 @@ final class RecordStream<Record: Decodable> {
         case .blocking(let source): blockingSource = source
         case .async(let source): asyncSource = source
         }
+        valueSlot = .allocate(capacity: 1)
     }
 
     deinit {
         if case .concurrent(let stream) = mode { stream.cancel() }
+        valueSlot.deallocate()
     }
 
     // MARK: Blocking
@@ -106,6 +111,34 @@ final class RecordStream<Record: Decodable> {
                 if let record = try dequeueRecord(parser) { return record }
                 if let failure = parser.failure { throw failure }
                 guard !parser.isDone, asyncSource != nil else { return end() }
+                do {
+                    try await parser.readAndParse(from: &asyncSource!)
+                } catch {
+                    asyncSource = nil  // release the source on cancellation and on a failed read
+                    mode = .failed(error)
+                    throw error
+                }
+            }
+        case .failed(let error): throw error
+        case .idle: preconditionFailure("started")
+        }
+    }
+
+    /// The next record's value; `nil` at the end (``next()-async`` without the metadata: no
+    /// `JSONRecord` is built).
+    nonisolated(nonsending) func nextValue() async throws -> Record? {
+        switch try started(async: true) {
+        case .concurrent(let stream):
+            guard try await stream.awaitNextValue(into: valueSlot) else { return nil }
+            return valueSlot.move()
+        case .serial(let parser):
+            while true {
+                if try dequeueValue(parser, into: valueSlot) { return valueSlot.move() }
+                if let failure = parser.failure { throw failure }
+                guard !parser.isDone, asyncSource != nil else {
+                    _ = end()
+                    return nil
+                }
                 do {
                     try await parser.readAndParse(from: &asyncSource!)
                 } catch {

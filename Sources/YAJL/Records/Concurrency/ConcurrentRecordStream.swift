@@ -128,12 +128,31 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
                 if let record = try decoder.decodeRecord(currentRecords, head - 1, from: tape.view) { return record }
                 continue
             }
+            guard try await awaitBatch() else { return nil }
+        }
+    }
+
+    /// ``nextValue(into:)`` for async code (``awaitNextRecord()`` without the metadata).
+    nonisolated(nonsending) func awaitNextValue(into slot: UnsafeMutablePointer<Record>) async throws -> Bool {
+        while true {
+            if head < currentRecords.count, let tape = currentTape {
+                head += 1
+                if try decoder.decodeValue(currentRecords, head - 1, from: tape.view, into: slot) { return true }
+                continue
+            }
+            guard try await awaitBatch() else { return false }
+        }
+    }
+
+    /// Waits (suspending) until a batch is current; `false` at the end.
+    nonisolated(nonsending) private func awaitBatch() async throws -> Bool {
+        while true {
             try Task.checkCancellation()
             switch take(waiting: false) {
-            case .batch: continue
+            case .batch: return true
             case .ended(let failure):
                 if let failure { throw failure }
-                return nil
+                return false
             case .empty:
                 let channel = self.channel
                 await withTaskCancellationHandler {
