@@ -14,12 +14,27 @@ public struct JSONPathBufferError: Error, Sendable, Hashable, CustomStringConver
     public let path: JSONPath
     /// Why it is buffered, in words.
     public let reason: String
-    /// The limit that was passed, in bytes.
+    /// The limit that was passed, in bytes (or, for a query that selects too many values within
+    /// one value, in values).
     public let limit: Int
+    /// Whether the limit counts values selected within one value, not bytes.
+    let countsValues: Bool
+
+    init(query: String, path: JSONPath, reason: String, limit: Int, countsValues: Bool = false) {
+        self.query = query
+        self.path = path
+        self.reason = reason
+        self.limit = limit
+        self.countsValues = countsValues
+    }
 
     /// The whole message, with the option to change.
     public var description: String {
-        "\(query) needs the value at \(path.abbreviated()) in memory (\(reason)), and it is larger than "
+        if countsValues {
+            return "\(query) selects more than \(limit) values within the value at \(path.abbreviated()) "
+                + "(RFC 9535 counts a node once per way of reaching it): narrow the query"
+        }
+        return "\(query) needs the value at \(path.abbreviated()) in memory (\(reason)), and it is larger than "
             + "\(limit) bytes: raise JSONRecordOptions.maxBufferedBytes (yajl extract --max-buffered-bytes), "
             + "or select it without that"
     }

@@ -7,6 +7,16 @@ struct PathEvaluator {
     let tree: CapturedTree
     /// The document's root, when the tree holds the whole document.
     let documentRoot: Int?
+    /// The longest node list built; past it lists are cut and ``overflowed`` is set (then the
+    /// caller refuses the result: a query such as `$..*..*..*` on a deep document).
+    var maxNodes = Int.max
+    private let budget = Budget()
+    private final class Budget {
+        var overflowed = false
+    }
+
+    /// Whether a node list was cut at ``maxNodes``: the results are then not to be used.
+    var overflowed: Bool { budget.overflowed }
 
     // MARK: Segments
 
@@ -19,7 +29,7 @@ struct PathEvaluator {
                 if segment.isDescendant {
                     // The node and its descendants, each before its own descendants, arrays in order.
                     var pending = [node]
-                    while let visited = pending.popLast() {
+                    while let visited = pending.popLast(), next.count <= maxNodes {
                         apply(segment.selectors, to: visited, into: &next)
                         let children = tree.children(visited)
                         for child in children.reversed() { pending.append(child) }
@@ -30,6 +40,10 @@ struct PathEvaluator {
             }
             nodes = next
             if nodes.isEmpty { break }
+            if nodes.count > maxNodes {
+                budget.overflowed = true
+                nodes.removeLast(nodes.count - maxNodes)
+            }
         }
         return nodes
     }

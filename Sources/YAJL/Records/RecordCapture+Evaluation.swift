@@ -34,11 +34,12 @@ extension RecordCapture {
 
     /// Decides the records of a complete capture: the filters its parent's states apply to it,
     /// then every query's remaining segments from it, nested matches included.
-    func evaluate(_ info: PendingCapture) {
+    func evaluate(_ info: PendingCapture) throws {
         capturedTree.index(tape.view, root: info.record.start, positionStart: info.record.positionStart)
         let tree = capturedTree
         let isDocument = info.record.path.components.isEmpty
-        let evaluator = PathEvaluator(tree: tree, documentRoot: isDocument ? 0 : nil)
+        var evaluator = PathEvaluator(tree: tree, documentRoot: isDocument ? 0 : nil)
+        evaluator.maxNodes = Self.maxResultsPerCapture
         var (entries, pending) =
             matcher.mayRepeat
             ? matcher.counts(along: info.record.path)
@@ -48,15 +49,34 @@ extension RecordCapture {
         }
         let room = limit.map { max(0, $0 - selectedCount) } ?? Int.max
         var results: [(node: Int, query: Int)] = []
-        for (state, count) in entries {
+        collect: for (state, count) in entries {
             let (query, segment) = (matcher.states[state].query, matcher.states[state].segment)
             let selected = evaluator.select(matcher.queries[query].segments[segment...], from: [0])
             guard !selected.isEmpty else { continue }
             for _ in 0..<count {
                 results.append(contentsOf: selected.lazy.map { ($0, query) })
-                if results.count >= room { break }
+                // In the RFC's order the first values are final; in the document's they are known
+                // once all are sorted.
+                if order == .rfc && results.count >= room { break collect }
+                if results.count > Self.maxResultsPerCapture {
+                    throw JSONPathBufferError(
+                        query: matcher.queries[query].expression,
+                        path: info.record.path,
+                        reason: "too many values",
+                        limit: Self.maxResultsPerCapture,
+                        countsValues: true
+                    )
+                }
             }
-            if results.count >= room { break }
+        }
+        if evaluator.overflowed {
+            throw JSONPathBufferError(
+                query: matcher.queries[matcher.states[info.states.trailingZeroBitCount].query].expression,
+                path: info.record.path,
+                reason: "too many values",
+                limit: Self.maxResultsPerCapture,
+                countsValues: true
+            )
         }
         if order == .document {
             // Where each value starts; a value selected several times keeps its copies together.
@@ -84,6 +104,10 @@ extension RecordCapture {
             )
         }
     }
+
+    /// The most values one captured value may yield (`$..*..*..*…` selects a node once per way of
+    /// reaching it: astronomically often in a deep document).
+    static var maxResultsPerCapture: Int { 1 << 24 }
 
     /// Where a line of NDJSON begins, to drop what it selected if it fails.
     struct LineMark {

@@ -132,7 +132,7 @@ final class RecordCapture: JSONEventHandler {
         isArray: Bool,
         context: JSONEventContext,
         record: (Tape) -> SourcePosition
-    ) {
+    ) throws {
         let parentStates = frames.last?.states ?? 0
         let states = statesOfNewValue()
         if let top = frames.last, top.isArray, top.anchors & matcher.indexLimitedQueries != 0 {
@@ -171,7 +171,7 @@ final class RecordCapture: JSONEventHandler {
                     || (isContainer && states & ~matcher.accepting != 0)
             )
             bufferStart = isBuffered && states & matcher.accepting == 0 && !isCandidate ? start : nil
-            if !isContainer { emit(context: context) }
+            if !isContainer { try emit(context: context) }
         } else if isContainer {
             frames.append(Frame(states: states, isArray: isArray, anchors: anchors))
         } else if anchors != 0 {
@@ -179,13 +179,13 @@ final class RecordCapture: JSONEventHandler {
         }
     }
 
-    private func emit(context: JSONEventContext) {
+    private func emit(context: JSONEventContext) throws {
         guard let info = captureInfo else { return }
         captureInfo = nil
         bufferStart = nil
         let before = ready.count
         if info.evaluates {
-            evaluate(info)
+            try evaluate(info)
         } else {
             var accepted = info.states & matcher.accepting
             while accepted != 0 {
@@ -237,10 +237,10 @@ final class RecordCapture: JSONEventHandler {
         }
     }
 
-    private func containerEnds(context: JSONEventContext) {
+    private func containerEnds(context: JSONEventContext) throws {
         if tape.isCapturing {
             tape.endContainer()
-            if !tape.isCapturing { emit(context: context) }
+            if !tape.isCapturing { try emit(context: context) }
             return
         }
         guard let frame = frames.popLast() else { return }
@@ -254,7 +254,7 @@ final class RecordCapture: JSONEventHandler {
             tape.startContainer(.object, at: context.start(ofTokenLength: 1))
             try checkBuffer()
         } else {
-            valueStarts(isContainer: true, isArray: false, context: context) {
+            try valueStarts(isContainer: true, isArray: false, context: context) {
                 let position = context.start(ofTokenLength: 1)
                 $0.startContainer(.object, at: position)
                 return position
@@ -267,7 +267,7 @@ final class RecordCapture: JSONEventHandler {
             tape.startContainer(.array, at: context.start(ofTokenLength: 1))
             try checkBuffer()
         } else {
-            valueStarts(isContainer: true, isArray: true, context: context) {
+            try valueStarts(isContainer: true, isArray: true, context: context) {
                 let position = context.start(ofTokenLength: 1)
                 $0.startContainer(.array, at: position)
                 return position
@@ -275,8 +275,8 @@ final class RecordCapture: JSONEventHandler {
         }
     }
 
-    func endObject(context: JSONEventContext) throws { containerEnds(context: context) }
-    func endArray(context: JSONEventContext) throws { containerEnds(context: context) }
+    func endObject(context: JSONEventContext) throws { try containerEnds(context: context) }
+    func endArray(context: JSONEventContext) throws { try containerEnds(context: context) }
 
     func key(_ key: JSONStringView, context: JSONEventContext) throws {
         if tape.isCapturing {
@@ -291,7 +291,7 @@ final class RecordCapture: JSONEventHandler {
             tape.text(.string, value.bytes, at: context.start(ofString: value))
             try checkBuffer()
         } else {
-            valueStarts(isContainer: false, isArray: false, context: context) {
+            try valueStarts(isContainer: false, isArray: false, context: context) {
                 let position = context.start(ofString: value)
                 $0.text(.string, value.bytes, at: position)
                 return position
@@ -304,7 +304,7 @@ final class RecordCapture: JSONEventHandler {
             tape.number(value.bytes, at: context.start(ofTokenLength: value.bytes.count))
             try checkBuffer()
         } else {
-            valueStarts(isContainer: false, isArray: false, context: context) {
+            try valueStarts(isContainer: false, isArray: false, context: context) {
                 let position = context.start(ofTokenLength: value.bytes.count)
                 $0.number(value.bytes, at: position)
                 return position
@@ -316,7 +316,7 @@ final class RecordCapture: JSONEventHandler {
         if tape.isCapturing {
             tape.scalar(.bool, value, at: context.start(ofTokenLength: value ? 4 : 5))
         } else {
-            valueStarts(isContainer: false, isArray: false, context: context) {
+            try valueStarts(isContainer: false, isArray: false, context: context) {
                 let position = context.start(ofTokenLength: value ? 4 : 5)
                 $0.scalar(.bool, value, at: position)
                 return position
@@ -328,7 +328,7 @@ final class RecordCapture: JSONEventHandler {
         if tape.isCapturing {
             tape.scalar(.null, at: context.start(ofTokenLength: 4))
         } else {
-            valueStarts(isContainer: false, isArray: false, context: context) {
+            try valueStarts(isContainer: false, isArray: false, context: context) {
                 let position = context.start(ofTokenLength: 4)
                 $0.scalar(.null, at: position)
                 return position

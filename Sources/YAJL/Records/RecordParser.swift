@@ -112,6 +112,7 @@ final class RecordParser {
                 return
             }
             keep(UnsafeRawBufferPointer(rebasing: rest[...newline]))
+            guard failure == nil else { return }  // the line is over the limit: none of it is parsed
             rest = UnsafeRawBufferPointer(rebasing: rest[(newline + 1)...])
             let line = remainder
             remainder.removeAll(keepingCapacity: true)
