@@ -28,34 +28,20 @@ extension JSONPathParser {
         }
     }
 
-    mutating func parseOr() throws(JSONPathSyntaxError) -> Parsed {
-        let start = position
-        let first = try parseAnd()
-        var terms: [FilterExpression] = []
-        while true {
-            let save = position
-            skipBlanks()
-            guard current == "|", peek(1) == "|" else {
-                position = save
-                break
-            }
-            if terms.isEmpty { terms.append(try logical(first, at: start)) }
-            position += 2
-            skipBlanks()
-            let termStart = position
-            terms.append(try logical(parseAnd(), at: termStart))
-        }
-        return terms.isEmpty ? first : .logical(.or(terms))
-    }
+    /// `logical-or-expr`: and-expressions joined by `||`.
+    mutating func parseOr() throws(JSONPathSyntaxError) -> Parsed { try parseJoined(or: true) }
 
-    private mutating func parseAnd() throws(JSONPathSyntaxError) -> Parsed {
+    /// Operands joined by `||` (each an and-expression) or `&&` (each a basic expression); a lone
+    /// operand is returned as parsed, for the caller to place.
+    private mutating func parseJoined(or: Bool) throws(JSONPathSyntaxError) -> Parsed {
+        let symbol: Unicode.Scalar = or ? "|" : "&"
         let start = position
-        let first = try parseBasic()
+        let first = try or ? parseJoined(or: false) : parseBasic()
         var terms: [FilterExpression] = []
         while true {
             let save = position
             skipBlanks()
-            guard current == "&", peek(1) == "&" else {
+            guard current == symbol, peek(1) == symbol else {
                 position = save
                 break
             }
@@ -63,9 +49,10 @@ extension JSONPathParser {
             position += 2
             skipBlanks()
             let termStart = position
-            terms.append(try logical(parseBasic(), at: termStart))
+            terms.append(try logical(or ? parseJoined(or: false) : parseBasic(), at: termStart))
         }
-        return terms.isEmpty ? first : .logical(.and(terms))
+        guard !terms.isEmpty else { return first }
+        return .logical(or ? .or(terms) : .and(terms))
     }
 
     /// `basic-expr`: a parenthesized expression, a comparison, or a test (each maybe negated).

@@ -38,35 +38,14 @@ struct CapturedTree {
         self.view = view
         nodes.removeAll(keepingCapacity: true)
         pending.removeAll(keepingCapacity: true)
-        var cursor = positionStart
-        func varint() -> Int {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while cursor < view.positions.count {
-                let byte = view.positions[cursor]
-                cursor += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 || shift >= 63 { break }
-                shift += 7
-            }
-            return Int(truncatingIfNeeded: value)
-        }
-        var position = SourcePosition(offset: varint(), line: varint(), column: varint())
+        var reader = PositionReader(positions: view.positions, cursor: positionStart)
+        var position = reader.first()
         nodes.append(Node(tape: root, key: -1, index: 0, parent: -1))
         // Pre-order, as the positions were recorded: a node's position is read when it is visited.
         pending.append(0)
         var first = true
         while let node = pending.popLast() {
-            if !first {
-                let entry = varint()
-                position.offset += entry >> 1
-                if entry & 1 == 0 {
-                    position.column += entry >> 1
-                } else {
-                    position.line += varint()
-                    position.column = varint()
-                }
-            }
+            if !first { position = reader.next(after: position) }
             first = false
             nodes[node].position = position
             let tape = nodes[node].tape

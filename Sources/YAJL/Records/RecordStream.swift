@@ -111,13 +111,7 @@ final class RecordStream<Record: Decodable> {
                 if let record = try dequeueRecord(parser) { return record }
                 if let failure = parser.failure { throw failure }
                 guard !parser.isDone, asyncSource != nil else { return end() }
-                do {
-                    try await parser.readAndParse(from: &asyncSource!)
-                } catch {
-                    asyncSource = nil  // release the source on cancellation and on a failed read
-                    mode = .failed(error)
-                    throw error
-                }
+                try await readAsync(parser)
             }
         case .failed(let error): throw error
         case .idle: preconditionFailure("started")
@@ -139,16 +133,22 @@ final class RecordStream<Record: Decodable> {
                     _ = end()
                     return nil
                 }
-                do {
-                    try await parser.readAndParse(from: &asyncSource!)
-                } catch {
-                    asyncSource = nil  // release the source on cancellation and on a failed read
-                    mode = .failed(error)
-                    throw error
-                }
+                try await readAsync(parser)
             }
         case .failed(let error): throw error
         case .idle: preconditionFailure("started")
+        }
+    }
+
+    /// Reads and parses the next chunk of the async source; a failed read or cancellation
+    /// releases the source and fails every later request.
+    nonisolated(nonsending) private func readAsync(_ parser: RecordParser) async throws {
+        do {
+            try await parser.readAndParse(from: &asyncSource!)
+        } catch {
+            asyncSource = nil  // release the source on cancellation and on a failed read
+            mode = .failed(error)
+            throw error
         }
     }
 

@@ -8,33 +8,14 @@ struct TapeView {
     /// Where the value at `target` starts in the source, found by walking the record that
     /// starts at `start` (its positions at `positionStart`) in document order.
     func sourcePosition(of target: Int, inRecordAt start: Int, positionsAt positionStart: Int) -> SourcePosition {
-        var cursor = positionStart
-        func varint() -> Int {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while cursor < positions.count {
-                let byte = positions[cursor]
-                cursor += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 || shift >= 63 { break }
-                shift += 7
-            }
-            return Int(truncatingIfNeeded: value)
-        }
-        var position = SourcePosition(offset: varint(), line: varint(), column: varint())
+        var reader = PositionReader(positions: positions, cursor: positionStart)
+        var position = reader.first()
         var index = start
         while index < target && index < bytes.count {
             index = kind(index) == .object || kind(index) == .array ? firstChild(index) : next(index)
             guard index <= target else { break }
             if kind(index) == .key { continue }  // keys have no position
-            let entry = varint()
-            position.offset += entry >> 1
-            if entry & 1 == 0 {
-                position.column += entry >> 1
-            } else {
-                position.line += varint()
-                position.column = varint()
-            }
+            position = reader.next(after: position)
         }
         return position
     }
@@ -216,5 +197,43 @@ struct TapeView {
             }
             return .object(JSONObject(members))
         }
+    }
+}
+
+/// Reads a record's source positions (see ``Tape``) in the order of its values.
+struct PositionReader {
+    let positions: UnsafeRawBufferPointer
+    var cursor: Int
+
+    private mutating func varint() -> Int {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while cursor < positions.count {
+            let byte = positions[cursor]
+            cursor += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 || shift >= 63 { break }
+            shift += 7
+        }
+        return Int(truncatingIfNeeded: value)
+    }
+
+    /// The position of the record's first value (stored whole).
+    mutating func first() -> SourcePosition {
+        SourcePosition(offset: varint(), line: varint(), column: varint())
+    }
+
+    /// The position of the next value, stored relative to `previous`.
+    mutating func next(after previous: SourcePosition) -> SourcePosition {
+        var position = previous
+        let entry = varint()
+        position.offset += entry >> 1
+        if entry & 1 == 0 {
+            position.column += entry >> 1
+        } else {
+            position.line += varint()
+            position.column = varint()
+        }
+        return position
     }
 }
