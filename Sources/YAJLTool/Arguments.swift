@@ -10,6 +10,52 @@ struct ToolSettings {
     var inputs: [String] = []
     /// Command-specific values by option name (e.g. "kind", "size").
     var values: [String: String] = [:]
+    /// `--threads N` (and `--block-size N`): NDJSON parsed on N threads.
+    var parallel: JSONParallelOptions?
+}
+
+/// `--threads N` and `--block-size N`: NDJSON cut at newlines and parsed on N threads.
+let parallelOptionSpecs: [OptionSpec] = [
+    OptionSpec(
+        name: "--threads",
+        valueName: "N",
+        help: "NDJSON (with --allow-multiple-values): parse blocks of lines on N threads, in input order"
+    ) { settings, text in
+        guard let threads = Int(text), JSONParallelOptions.threadsRange.contains(threads) else {
+            throw UsageError(
+                description:
+                    "--threads expects a count from 1 to \(JSONParallelOptions.threadsRange.upperBound), not '\(text)'"
+            )
+        }
+        var parallel = settings.parallel ?? JSONParallelOptions()
+        parallel.threads = threads
+        settings.parallel = parallel
+    },
+    .size("--block-size", "with --threads: bytes per block, cut at its last newline (default 1M, from 1K)") {
+        settings,
+        size in
+        var parallel = settings.parallel ?? JSONParallelOptions()
+        parallel.blockSize = size
+        settings.parallel = parallel
+    },
+]
+
+/// The parallel options of the command line, checked against the parser's: `nil` without `--threads`.
+func parallelOptions(_ settings: ToolSettings) throws -> JSONParallelOptions? {
+    guard let parallel = settings.parallel else { return nil }
+    guard settings.parser.allowMultipleValues else {
+        throw UsageError(description: "--threads parses NDJSON in parallel: add --allow-multiple-values")
+    }
+    guard !settings.parser.allowComments, !settings.parser.allowTrailingGarbage else {
+        throw UsageError(description: "--threads cannot be combined with --allow-comments or --allow-trailing-garbage")
+    }
+    do {
+        try parallel.validate()
+    } catch {
+        let flag = error.option.hasSuffix("blockSize") ? "--block-size" : "--threads"
+        throw UsageError(description: "\(flag) is \(error.value); it must be \(error.allowed)")
+    }
+    return parallel
 }
 
 /// A command-line failure that is the user's to fix: exit status 2.

@@ -142,6 +142,20 @@ public final class JSONRecordReport: Sendable {
         }
     }
     func setBytesRead(_ bytes: Int) { _bytesRead.store(bytes, ordering: .relaxed) }
+
+    /// Adds what `other` (a block's report, in parallel NDJSON) skipped, after what this one has.
+    func absorbSkips(of other: JSONRecordReport) {
+        let (skipped, kept) = other.skips.withLock { ($0.count, $0.kept) }
+        let (badCount, badKept) = other.badLineLog.withLock { ($0.count, $0.kept) }
+        skips.withLock { skips in
+            skips.count += skipped
+            skips.kept.append(contentsOf: kept.prefix(max(0, maxKept - skips.kept.count)))
+        }
+        badLineLog.withLock { log in
+            log.count += badCount
+            log.kept.append(contentsOf: badKept.prefix(max(0, maxKept - log.kept.count)))
+        }
+    }
 }
 
 /// A malformed NDJSON line that was skipped: where it is and what was wrong.

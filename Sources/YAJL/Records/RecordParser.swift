@@ -183,6 +183,22 @@ final class RecordParser {
         }
     }
 
+    // MARK: Parallel NDJSON blocks
+
+    /// Makes this parser continue an input at `offset`, the start of line `line`, with value
+    /// indices counted from 0 (a block of parallel NDJSON). Before the first chunk only.
+    func rebase(offset: Int, line: Int) {
+        parser.rebase(offset: offset, line: line, topLevelValues: 0)
+        lineNumber = line
+        lineStart = offset
+    }
+
+    /// Whether the input so far ends between two top-level values, with no line held back.
+    var isBetweenValues: Bool { parser.openDepth == 0 && remainder.isEmpty }
+
+    /// The top-level values started so far (counted from the rebase).
+    var topLevelValueCount: Int { parser.topLevelValueCount }
+
     /// Records that an input error ended the stream, after the waiting records.
     func fail(_ error: any Error) { failure = error }
 }

@@ -41,7 +41,7 @@ let extractCommand = Command(
             $0.values["--progress"] = "1"
         },
         .flag("--quiet", "never show the progress line") { $0.values["--quiet"] = "1" },
-    ],
+    ] + parallelOptionSpecs,
     maxInputs: Int.max
 ) { settings in
     let paths = settings.inputs.filter { $0.hasPrefix("$") }
@@ -63,9 +63,21 @@ let extractCommand = Command(
     var http = settings.http
     http.onProgress = { download.update($0) }
     let (name, source) = inputSource(input, http: http)
-    let reader: JSONRecordReader<JSONFragment>
+    let reader: FragmentReader
     do {
-        reader = try JSONRecordReader(JSONFragment.self, at: paths, from: source, options: options)
+        if let parallel = try parallelOptions(settings) {
+            reader = FragmentReader(
+                try JSONParallelRecordReader(
+                    JSONFragment.self,
+                    at: paths,
+                    from: source,
+                    options: options,
+                    parallel: parallel
+                )
+            )
+        } else {
+            reader = FragmentReader(try JSONRecordReader(JSONFragment.self, at: paths, from: source, options: options))
+        }
     } catch let error as JSONPathSyntaxError {
         throw UsageError(description: error.description)
     }
@@ -107,6 +119,21 @@ let extractCommand = Command(
         throw error
     }
     return ExitStatus.success
+}
+
+/// The selected values, from one reader or from NDJSON parsed on several threads.
+struct FragmentReader {
+    let next: () throws -> JSONFragment?
+    let nextRecord: () throws -> JSONRecord<JSONFragment>?
+    let report: JSONRecordReport
+
+    init(_ reader: JSONRecordReader<JSONFragment>) {
+        (next, nextRecord, report) = (reader.next, reader.nextRecord, reader.report)
+    }
+
+    init(_ reader: JSONParallelRecordReader<JSONFragment>) {
+        (next, nextRecord, report) = (reader.next, reader.nextRecord, reader.report)
+    }
 }
 
 /// `text` as a JSON string.

@@ -18,6 +18,27 @@ final class StatsCounter: JSONEventHandler {
         case .unrepresentable: numbers += 1
         }
     }
+
+    /// Adds another counter's counts (a block's, with `--threads`).
+    func add(_ other: StatsCounter) {
+        maps += other.maps
+        arrays += other.arrays
+        keys += other.keys
+        strings += other.strings
+        integers += other.integers
+        doubles += other.doubles
+        numbers += other.numbers
+        booleans += other.booleans
+        nulls += other.nulls
+    }
+
+    /// The counts as the JSON object `stats` prints.
+    func json(bytes: Int, maxDepth: Int, badLines: Int? = nil) -> String {
+        "{\"bytes\":\(bytes),\"maps\":\(maps),\"arrays\":\(arrays),\"keys\":\(keys),"
+            + "\"strings\":\(strings),\"integers\":\(integers),\"doubles\":\(doubles),\"numbers\":\(numbers),"
+            + "\"booleans\":\(booleans),\"nulls\":\(nulls),\"max_depth\":\(maxDepth)"
+            + (badLines.map { ",\"bad_lines\":\($0)" } ?? "") + "}\n"
+    }
 }
 
 let statsCommand = Command(
@@ -30,21 +51,27 @@ let statsCommand = Command(
         or numbers (neither, e.g. 1e400). max_depth is the most objects and arrays open at once.
         On invalid input nothing is printed on stdout; the error goes to stderr, exit status 1.
         """,
-    options: parserOptionSpecs + [badLinesOptionSpec],
+    options: parserOptionSpecs + [badLinesOptionSpec] + parallelOptionSpecs,
     maxInputs: 1
 ) { settings in
     if settings.values["--bad-lines"] == "skip" { return try statsSkippingBadLines(settings) }
     var options = settings
     options.parser.tracksPath = true
-    let counter = StatsCounter()
-    let parser = try parseInput(options, handler: counter)
-    let c = counter
     let out = OutputBuffer()
-    try out.write(
-        "{\"bytes\":\(parser.bytesConsumed),\"maps\":\(c.maps),\"arrays\":\(c.arrays),\"keys\":\(c.keys),"
-            + "\"strings\":\(c.strings),\"integers\":\(c.integers),\"doubles\":\(c.doubles),\"numbers\":\(c.numbers),"
-            + "\"booleans\":\(c.booleans),\"nulls\":\(c.nulls),\"max_depth\":\(parser.maxDepthSeen)}\n"
-    )
+    if let parallel = try parallelOptions(settings) {
+        let total = StatsCounter()
+        let summary = try JSONParser.parseInParallel(
+            from: inputSource(options).source,
+            options: options.parser,
+            parallel: parallel,
+            makeHandler: { StatsCounter() }
+        ) { counter, _ in total.add(counter) }
+        try out.write(total.json(bytes: summary.bytesConsumed, maxDepth: summary.maxDepthSeen))
+    } else {
+        let counter = StatsCounter()
+        let parser = try parseInput(options, handler: counter)
+        try out.write(counter.json(bytes: parser.bytesConsumed, maxDepth: parser.maxDepthSeen))
+    }
     try out.flush()
     return ExitStatus.success
 }
@@ -55,7 +82,22 @@ func statsSkippingBadLines(_ settings: ToolSettings) throws -> Int32 {
     var options = JSONRecordOptions(parser: settings.parser)
     options.onBadLine = .skip
     options.parsesConcurrently = false
-    let reader = try JSONRecordReader(JSONValue.self, at: "$", from: inputSource(settings).source, options: options)
+    let source = inputSource(settings).source
+    let next: () throws -> JSONValue?
+    let report: JSONRecordReport
+    if let parallel = try parallelOptions(settings) {
+        let reader = try JSONParallelRecordReader(
+            JSONValue.self,
+            at: "$",
+            from: source,
+            options: options,
+            parallel: parallel
+        )
+        (next, report) = (reader.next, reader.report)
+    } else {
+        let reader = try JSONRecordReader(JSONValue.self, at: "$", from: source, options: options)
+        (next, report) = (reader.next, reader.report)
+    }
     let c = StatsCounter()
     var maxDepth = 0
     func count(_ value: JSONValue, depth: Int) {
@@ -82,14 +124,10 @@ func statsSkippingBadLines(_ settings: ToolSettings) throws -> Int32 {
             }
         }
     }
-    while let value = try reader.next() { count(value, depth: 0) }
-    reportBadLines(reader.report)
+    while let value = try next() { count(value, depth: 0) }
+    reportBadLines(report)
     let out = OutputBuffer()
-    try out.write(
-        "{\"bytes\":\(reader.report.bytesRead),\"maps\":\(c.maps),\"arrays\":\(c.arrays),\"keys\":\(c.keys),"
-            + "\"strings\":\(c.strings),\"integers\":\(c.integers),\"doubles\":\(c.doubles),\"numbers\":\(c.numbers),"
-            + "\"booleans\":\(c.booleans),\"nulls\":\(c.nulls),\"max_depth\":\(maxDepth),\"bad_lines\":\(reader.report.badLineCount)}\n"
-    )
+    try out.write(c.json(bytes: report.bytesRead, maxDepth: maxDepth, badLines: report.badLineCount))
     try out.flush()
     return ExitStatus.success
 }

@@ -1,0 +1,82 @@
+import Foundation
+
+/// How NDJSON (and any input of several top-level values, one or more per line) is parsed on
+/// several cores: the input is cut into blocks at line boundaries, and each block is parsed by a
+/// parser of its own on a worker thread, rebased to the block's byte offset, line and value count,
+/// so that every record, event context and error is located exactly as a single parser would
+/// locate it. Results are handed to the caller in input order.
+///
+/// Memory is bounded by ``maxBlocksInFlight`` × ``blockSize`` plus what each block selected.
+///
+/// A value that spans lines (pretty-printed concatenated JSON) is still parsed correctly: when a
+/// block ends inside a value, the parser of that block goes on with the next block on the
+/// caller's thread (the next block's own parse is discarded), so the result is always the serial
+/// one; such input simply gains nothing from the threads.
+public struct JSONParallelOptions: Sendable, Hashable {
+    /// Worker threads that parse blocks. Default: the machine's active cores.
+    public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// The size of one block, cut back to its last newline. Default 1 MiB. A line longer than a
+    /// block is cut inside the line and carried over to the next block (correct, but serial).
+    public var blockSize: Int = 1 << 20
+    /// The most blocks read and not yet handed to the caller (being parsed, or parsed and
+    /// waiting). `nil` (the default) means twice ``threads``.
+    public var maxBlocksInFlight: Int? = nil
+
+    /// The defaults: one thread per core, 1 MiB blocks, two blocks in flight per thread.
+    public init() {}
+
+    /// Options with the given thread count and block size.
+    public init(threads: Int, blockSize: Int = 1 << 20, maxBlocksInFlight: Int? = nil) {
+        self.threads = threads
+        self.blockSize = blockSize
+        self.maxBlocksInFlight = maxBlocksInFlight
+    }
+
+    /// The allowed ``threads``.
+    public static let threadsRange = 1...1024
+    /// The allowed ``blockSize``s: 1 KiB to 1 GiB.
+    public static let blockSizeRange = 1024...(1 << 30)
+    /// The allowed ``maxBlocksInFlight``.
+    public static let blocksInFlightRange = 1...65536
+
+    /// Checks every option against its allowed range.
+    ///
+    /// - Throws: ``JSONOptionError`` naming the first option out of range.
+    public func validate() throws(JSONOptionError) {
+        func check(_ name: String, _ value: Int, _ range: ClosedRange<Int>) throws(JSONOptionError) {
+            guard range.contains(value) else {
+                throw JSONOptionError(
+                    option: "JSONParallelOptions.\(name)",
+                    value: "\(value)",
+                    allowed: "from \(range.lowerBound) to \(range.upperBound)"
+                )
+            }
+        }
+        try check("threads", threads, Self.threadsRange)
+        try check("blockSize", blockSize, Self.blockSizeRange)
+        if let maxBlocksInFlight { try check("maxBlocksInFlight", maxBlocksInFlight, Self.blocksInFlightRange) }
+    }
+
+    /// The window of blocks in flight.
+    var window: Int { maxBlocksInFlight ?? max(2, 2 * threads) }
+}
+
+extension JSONParser.Options {
+    /// Throws when these parser options cannot be split at line boundaries: parallel parsing
+    /// needs several top-level values, and no flag that lets a token span lines or ends the
+    /// input early.
+    func checkSplittable() throws(JSONOptionError) {
+        func refuse(_ name: String, _ value: Bool, _ reason: String) -> JSONOptionError {
+            JSONOptionError(option: "JSONParser.Options.\(name)", value: "\(value)", allowed: reason)
+        }
+        if !allowMultipleValues {
+            throw refuse("allowMultipleValues", false, "true to parse in parallel (NDJSON or concatenated values)")
+        }
+        if allowComments {
+            throw refuse("allowComments", true, "false to parse in parallel (a comment may span lines)")
+        }
+        if allowTrailingGarbage {
+            throw refuse("allowTrailingGarbage", true, "false to parse in parallel (it ends the input after one value)")
+        }
+    }
+}

@@ -1,0 +1,200 @@
+/// A block's record parser and decoder, as a ``ParallelBlockTask``: it decodes on the worker.
+final class RecordBlockTask<Record: Decodable>: ParallelBlockTask {
+    private let parser: RecordParser?
+    private let decoder: RecordDecoder<Record>
+    /// What this block skipped; added to the reader's report in input order.
+    let report: JSONRecordReport
+    /// Records decoded and not yet taken by the reader.
+    var records: [JSONRecord<Record>] = []
+    /// The error that ends the input here, after ``records``.
+    private(set) var failure: (any Error)?
+
+    init(block: LineBlock, queries: [JSONPathQuery], options: JSONRecordOptions) {
+        report = JSONRecordReport(maxKept: options.maxKeptFailures)
+        decoder = RecordDecoder(options: options, report: report)
+        do {
+            let parser = try RecordParser(queries: queries, options: options, report: report)
+            if block.index > 0 { parser.rebase(offset: block.offset, line: block.line) }
+            self.parser = parser
+        } catch {
+            parser = nil
+            failure = error
+        }
+        parse(block.bytes)
+    }
+
+    func parse(_ bytes: UnsafeRawBufferPointer) {
+        guard !hasEnded, !bytes.isEmpty, let parser else { return }
+        parser.push(bytes)
+        drain(parser)
+    }
+
+    func finish() {
+        guard !hasEnded, let parser else { return }
+        parser.push(UnsafeRawBufferPointer(start: nil, count: 0))
+        drain(parser)
+    }
+
+    /// Decodes the records the parser completed, then takes its error, if any.
+    private func drain(_ parser: RecordParser) {
+        let capture = parser.capture
+        defer { capture.releaseHandedOutRecords() }
+        var position = 0
+        while position < capture.ready.count {
+            do {
+                if let record = try decoder.decodeRecord(capture.ready, position, from: capture.tape.view) {
+                    records.append(record)
+                }
+            } catch {
+                failure = error
+                return
+            }
+            position += 1
+        }
+        if let error = parser.failure { failure = error }
+    }
+
+    var isBetweenValues: Bool { parser?.isBetweenValues ?? true }
+    var hasEnded: Bool { failure != nil || parser?.isDone ?? true }
+    var topLevelValueCount: Int { parser?.topLevelValueCount ?? 0 }
+}
+
+/// NDJSON records on every core: the values at JSONPath queries in each line, decoded into
+/// `Record` on worker threads and handed out **in input order**, with exact paths, lines, byte
+/// offsets and value indices, the same records and errors as ``JSONRecordReader`` gives.
+///
+/// ```swift
+/// let events = try JSONParallelRecordReader(Event.self, at: "$", from: .file("events.ndjson"))
+/// while let event = try events.next() { … }
+/// ```
+///
+/// The input is cut into blocks at newlines (``JSONParallelOptions``); every block is parsed,
+/// selected and decoded by a worker, so `Record.init(from:)` and the strategies' closures run on
+/// the workers (hence `Sendable`). Memory: the blocks in flight and their decoded records.
+/// ``JSONParser/Options/allowMultipleValues`` is turned on; comments and trailing garbage are
+/// refused (``JSONOptionError``). Everything else of ``JSONRecordOptions`` applies:
+/// ``JSONRecordOptions/onBadLine`` `.skip` (each block skips its own bad lines, reported in
+/// order), ``JSONRecordOptions/onDecodingFailure``, ``JSONRecordOptions/limit``.
+///
+/// Dropping the reader stops the workers after their current block and releases the source.
+public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
+    private let engine: ParallelBlockEngine<RecordBlockTask<Record>>
+    /// What the reader has done so far: records delivered and skipped, bytes parsed.
+    public let report: JSONRecordReport
+    private let limit: Int?
+    private var open: RecordBlockTask<Record>?
+    private var head = 0
+    private var valuesBefore = 0
+    private var delivered = 0
+    private var ended = false
+
+    /// A reader of the values at any of `paths` in the NDJSON of `source`.
+    /// - Throws: ``JSONPathSyntaxError`` for an invalid path, ``JSONOptionError`` for options out
+    ///   of range or that cannot be split at lines.
+    public init(
+        _ type: Record.Type = Record.self,
+        at paths: [String],
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions(),
+        parallel: JSONParallelOptions = JSONParallelOptions()
+    ) throws {
+        var options = options
+        options.parser.allowMultipleValues = true
+        options.parsesConcurrently = false
+        try options.parser.validate()
+        try options.parser.checkSplittable()
+        try parallel.validate()
+        let queries = try paths.map(JSONPathQuery.init)
+        try RecordParser.validate(queries)
+        report = JSONRecordReport(maxKept: options.maxKeptFailures)
+        limit = options.limit
+        let blockOptions = options
+        engine = ParallelBlockEngine(source: source, options: parallel) { block in
+            RecordBlockTask(block: block, queries: queries, options: blockOptions)
+        }
+    }
+
+    /// A reader of the values at `path` in the NDJSON of `source`.
+    public convenience init(
+        _ type: Record.Type = Record.self,
+        at path: String,
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions(),
+        parallel: JSONParallelOptions = JSONParallelOptions()
+    ) throws {
+        try self.init(type, at: [path], from: source, options: options, parallel: parallel)
+    }
+
+    /// The next record's value; `nil` at the end.
+    /// - Throws: ``JSONParseError`` (after the records before it), ``JSONRecordDecodingError``,
+    ///   or the source's read error.
+    public func next() throws -> Record? { try nextRecord()?.value }
+
+    /// The next record with its path, value index, line and byte offset; `nil` at the end.
+    public func nextRecord() throws -> JSONRecord<Record>? {
+        while !ended {
+            if let limit, delivered >= limit { return end() }
+            if let task = open {
+                if head < task.records.count {
+                    let record = task.records[head]
+                    head += 1
+                    delivered += 1
+                    report.delivered()
+                    return JSONRecord(
+                        value: record.value,
+                        path: record.path,
+                        queryIndex: record.queryIndex,
+                        topLevelIndex: record.topLevelIndex + valuesBefore,
+                        line: record.line,
+                        byteOffset: record.byteOffset
+                    )
+                }
+                // All handed out: a task that goes on into the next block starts a new batch.
+                task.records.removeAll(keepingCapacity: true)
+                head = 0
+                if let failure = task.failure {
+                    _ = end()
+                    throw failure
+                }
+                if inputFinished { return end() }
+            }
+            guard let step = try engine.next() else { return end() }
+            switch step {
+            case .parsed(let task, let continued):
+                if !continued || open !== task { switchTo(task) }
+            case .finished(let task):
+                if open !== task { switchTo(task) }
+                inputFinished = true
+            }
+        }
+        return nil
+    }
+
+    /// The engine has finished the input: once the open task's records are out, the reader ends.
+    private var inputFinished = false
+
+    /// Makes `task` the one whose records are handed out, closing the one before.
+    private func switchTo(_ task: RecordBlockTask<Record>) {
+        close()
+        open = task
+        head = 0
+    }
+
+    private func close() {
+        guard let task = open else { return }
+        open = nil
+        report.absorbSkips(of: task.report)
+        report.setBytesRead(task.report.bytesRead)
+        valuesBefore += task.topLevelValueCount
+        task.records = []
+    }
+
+    private func end() -> JSONRecord<Record>? {
+        close()
+        ended = true
+        return nil
+    }
+}
+
+@available(*, unavailable, message: "a JSONParallelRecordReader is read from one thread at a time")
+extension JSONParallelRecordReader: Sendable {}
