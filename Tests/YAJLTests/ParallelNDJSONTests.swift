@@ -86,15 +86,16 @@ struct ParallelNDJSONTests {
                 from: .text(text),
                 options: .init(allowMultipleValues: true),
                 parallel: JSONParallelOptions(threads: threads, blockSize: blockSize),
-                makeHandler: { EventLog() }
-            ) { log, valuesBefore in
-                // Value indices count from the block's first value: shift them as the caller would.
-                entries += log.entries.map { entry in
-                    guard let range = entry.range(of: #" v\d+ "#, options: .regularExpression) else { return entry }
-                    let index = Int(entry[range].dropFirst(2).dropLast())! + valuesBefore
-                    return entry.replacingCharacters(in: range, with: " v\(index) ")
+                makeHandler: { EventLog() },
+                combine: { log, valuesBefore in
+                    // Value indices count from the block's first value: shift them as the caller would.
+                    entries += log.entries.map { entry in
+                        guard let range = entry.range(of: #" v\d+ "#, options: .regularExpression) else { return entry }
+                        let index = Int(entry[range].dropFirst(2).dropLast())! + valuesBefore
+                        return entry.replacingCharacters(in: range, with: " v\(index) ")
+                    }
                 }
-            }
+            )
             return (entries, nil)
         } catch {
             return (entries, "\(error)")

@@ -50,8 +50,9 @@ extension JSONParser {
     /// var total = 0
     /// try JSONParser.parseInParallel(
     ///     from: .file("events.ndjson"), options: .init(allowMultipleValues: true),
-    ///     makeHandler: { CountingHandler() }
-    /// ) { handler, _ in total += handler.count }
+    ///     makeHandler: { CountingHandler() },
+    ///     combine: { handler, _ in total += handler.count }
+    /// )
     /// ```
     ///
     /// On invalid input, the handlers of the blocks before the error (and the failing one, with
@@ -86,7 +87,14 @@ extension JSONParser {
         options: Options,
         parallel: JSONParallelOptions = JSONParallelOptions()
     ) throws -> JSONParallelParseSummary {
-        try run(source, options, parallel, deliversEvents: false, makeHandler: { DiscardingHandler() }) { _, _ in }
+        try run(
+            source,
+            options,
+            parallel,
+            deliversEvents: false,
+            makeHandler: { DiscardingHandler() },
+            combine: { _, _ in }
+        )
     }
 
     private static func run<Handler: JSONEventHandler & SendableMetatype>(
