@@ -24,6 +24,8 @@ let package = Package(
             path: "Sources/CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // zlib from the system (Debian: zlib1g-dev), for `yajl split --gzip`.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The Swift library: byte sources, feeders, the parser bridge, typed events and paths.
         .target(name: "YAJL", dependencies: ["CYAJL"], path: "Sources/YAJL"),
         // HTTP(S) as a byte source, over libcurl. Its own module; libcurl (and OpenSSL and a dozen
@@ -34,7 +36,7 @@ let package = Package(
         // The `yajl` command-line tool.
         .executableTarget(
             name: "YAJLTool",
-            dependencies: ["YAJL", "YAJLHTTP", "YAJLFixtures"],
+            dependencies: ["YAJL", "YAJLHTTP", "YAJLFixtures", "CZlib"],
             path: "Sources/YAJLTool"
         ),
         // Benchmarks: a C baseline straight over libyajl, and the side-by-side runner.

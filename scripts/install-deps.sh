@@ -10,13 +10,14 @@
 #   openssl      - a self-signed certificate for the HTTPS test
 #   valgrind     - leak checks of the tool (`make hardening`)
 #   jq           - a peer in the benchmark report (`make bench-peers`)
+#   zlib1g-dev   - gzip shards of `yajl split --gzip`
 # It also warns when the installed libyajl lacks the fixes for CVE-2022-24795 and CVE-2023-33460
 # (see Docs/Security.md).
 set -euo pipefail
 
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in libyajl-dev libcurl4-openssl-dev pkg-config yajl-tools time valgrind jq; do
+for p in libyajl-dev libcurl4-openssl-dev pkg-config yajl-tools time valgrind jq zlib1g-dev; do
   have_pkg "$p" || need+=("$p")
 done
 command -v python3 >/dev/null 2>&1 || need+=(python3)

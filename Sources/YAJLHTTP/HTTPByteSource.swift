@@ -96,6 +96,14 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         currentURL = url
     }
 
+    /// The resource's `ETag`, as the response that delivered the first body byte sent it (`nil`
+    /// before that, or when the server sent none).
+    public var resourceETag: String? { identity?.etag }
+    /// The resource's `Last-Modified`, as the response that delivered the first body byte sent it.
+    public var resourceLastModified: String? { identity?.lastModified }
+    /// The body's length (`Content-Length`), when the server said and the body is not compressed.
+    public var resourceLength: Int? { identity?.totalLength }
+
     /// Whether `text` names an HTTP(S) resource.
     public static func isHTTPURL(_ text: String) -> Bool {
         text.hasPrefix("http://") || text.hasPrefix("https://")

@@ -11,9 +11,14 @@ struct ResourceIdentity: Equatable {
     let acceptsRanges: Bool
     /// Whether the body was content-encoded (then offsets are not the server's: no resume).
     let compressed: Bool
+    /// The response's ETag (strong or weak) and Last-Modified, as sent.
+    let etag: String?
+    let lastModified: String?
 
     init(_ head: HTTPResponseHead) {
         compressed = head.contentEncoding != nil
+        etag = head.etag
+        lastModified = head.lastModified
         totalLength = compressed ? nil : head.contentLength
         validator = ResumeValidator(head)
         acceptsRanges = head.acceptsRanges

@@ -8,7 +8,7 @@ struct YAJLTool {
     static let commands: [Command] = [
         validateCommand, eventsCommand, statsCommand, extractCommand, reformatCommand, toNDJSONCommand,
         fromNDJSONCommand,
-        generateCommand,
+        splitCommand, generateCommand,
     ]
 
     static let help = """

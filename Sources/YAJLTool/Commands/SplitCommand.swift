@@ -1,0 +1,166 @@
+import Foundation
+import YAJL
+import YAJLHTTP
+
+let splitCommand = Command(
+    name: "split",
+    summary: "Write the values selected by JSONPath as NDJSON shards of about a given size, with a manifest.",
+    usage: "JSONPATH [FILE|URL|-] --out DIR [--shard-size 256M] [--gzip] [--prefix NAME] [options]",
+    details: """
+        One streaming pass over a document of any size (a single huge array included): every value the
+        query selects is written, minified (numbers exactly as in the input), as one line of
+        DIR/NAME-00000.ndjson, DIR/NAME-00001.ndjson, … (.ndjson.gz with --gzip). A shard is closed before
+        a record would take it past --shard-size (its size on disk); a record is never split, so a
+        shard holds at least one. Each shard is renamed into place when complete, and DIR/manifest.json
+        (written last) lists the shards with their records and bytes, the totals, the query, and the
+        source with its validator (ETag / Last-Modified of a URL, size and modification time of a file).
+        Spark, Dask, DuckDB and BigQuery read the shards as NDJSON. DIR is created if needed and must not
+        hold a manifest already. On invalid input the shards written are removed (exit 1).
+        """,
+    options: parserOptionSpecs + [
+        .value("--out", "DIR", "the directory of the shards and manifest.json (required)"),
+        .size("--shard-size", "about how many bytes each shard file holds (default 256M, at least 1K)") {
+            $0.values["--shard-size"] = String($1)
+        },
+        .flag("--gzip", "compress each shard (gzip), named .ndjson.gz") { $0.values["--gzip"] = "1" },
+        .value("--prefix", "NAME", "the shards' name before -00000 (default part)"),
+        .size("--max-buffered-bytes", "the most a query may buffer beyond its values (default 256 MiB)") {
+            $0.values["--max-buffered-bytes"] = String($1)
+        },
+    ],
+    maxInputs: 2
+) { settings in
+    let paths = settings.inputs.filter { $0.hasPrefix("$") }
+    let files = settings.inputs.filter { !$0.hasPrefix("$") }
+    guard paths.count == 1 else {
+        throw UsageError(description: "split takes one JSONPath, e.g. '$.results[*]' (got \(paths.count))")
+    }
+    guard let directory = settings.values["--out"], !directory.isEmpty else {
+        throw UsageError(description: "split needs --out DIR, the directory to write the shards to")
+    }
+    let shardSize = settings.values["--shard-size"].flatMap { Int($0) } ?? 256 << 20
+    guard shardSize >= 1024 else {
+        throw UsageError(description: "--shard-size is \(shardSize); it must be at least 1K")
+    }
+    let prefix = settings.values["--prefix"] ?? "part"
+    guard !prefix.isEmpty, !prefix.contains("/"), !prefix.hasPrefix(".") else {
+        throw UsageError(description: "--prefix is a file name without '/' and not starting with '.', not '\(prefix)'")
+    }
+    try prepareDirectory(directory)
+
+    var input = settings
+    input.inputs = files
+    var options = JSONRecordOptions(parser: settings.parser)
+    if let bytes = settings.values["--max-buffered-bytes"].flatMap({ Int($0) }) { options.maxBufferedBytes = bytes }
+    let (name, source) = inputSource(input)
+    let reader: JSONRecordReader<JSONFragment>
+    do {
+        reader = try JSONRecordReader(JSONFragment.self, at: paths, from: source, options: options)
+    } catch let error as JSONPathSyntaxError {
+        throw UsageError(description: error.description)
+    }
+    let writer = ShardWriter(
+        directory: directory,
+        prefix: prefix,
+        shardSize: shardSize,
+        gzip: settings.values["--gzip"] != nil
+    )
+    let shards: [ShardWriter.Shard]
+    do {
+        while let value = try reader.next() { try writer.write(value.bytes) }
+        shards = try writer.finish()
+    } catch {
+        writer.abandon()
+        standardError.write("yajl: no shard kept in \(directory): the split did not complete\n")
+        throw error
+    }
+    let manifest = Manifest(
+        source: name,
+        validator: validator(of: source, name: name),
+        query: paths[0],
+        compression: settings.values["--gzip"] != nil ? "gzip" : "none",
+        sourceBytes: reader.report.bytesRead,
+        shards: shards
+    )
+    try manifest.write(to: directory)
+    standardError.write(
+        "yajl: \(manifest.records) record\(manifest.records == 1 ? "" : "s") in \(shards.count) shard\(shards.count == 1 ? "" : "s") in \(directory)\n"
+    )
+    if manifest.records == 0 { standardError.write("yajl: no value matched \(paths[0])\n") }
+    return ExitStatus.success
+}
+
+/// Creates `directory` if needed; refuses one that already holds a split.
+private func prepareDirectory(_ directory: String) throws {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+        guard isDirectory.boolValue else { throw UsageError(description: "--out \(directory) is not a directory") }
+        guard !FileManager.default.fileExists(atPath: directory + "/manifest.json") else {
+            throw UsageError(
+                description:
+                    "--out \(directory) already holds a split (manifest.json): remove it or choose another directory"
+            )
+        }
+    } else {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw UsageError(description: "cannot create --out \(directory): \(error.localizedDescription)")
+        }
+    }
+}
+
+/// What identifies the version of the source that was split.
+private func validator(of source: any JSONByteSource, name: String) -> [(String, String)] {
+    if let http = source as? HTTPByteSource {
+        var fields: [(String, String)] = []
+        if let etag = http.resourceETag { fields.append(("etag", etag)) }
+        if let date = http.resourceLastModified { fields.append(("last_modified", date)) }
+        if let length = http.resourceLength { fields.append(("length", String(length))) }
+        return fields
+    }
+    guard name != "stdin", let attributes = try? FileManager.default.attributesOfItem(atPath: name) else { return [] }
+    var fields: [(String, String)] = []
+    if let size = attributes[.size] as? Int { fields.append(("size", String(size))) }
+    if let date = attributes[.modificationDate] as? Date {
+        fields.append(("modified", ISO8601DateFormatter().string(from: date)))
+    }
+    return fields
+}
+
+/// `manifest.json`: the shards, their counts, and where they came from.
+private struct Manifest {
+    let source: String
+    let validator: [(String, String)]
+    let query: String
+    let compression: String
+    let sourceBytes: Int
+    let shards: [ShardWriter.Shard]
+
+    var records: Int { shards.reduce(0) { $0 + $1.records } }
+
+    func write(to directory: String) throws {
+        var text = "{\n  \"format\": \"ndjson\",\n  \"compression\": \(jsonQuoted(compression)),\n"
+        text += "  \"source\": \(jsonQuoted(source)),\n  \"source_bytes\": \(sourceBytes),\n"
+        text +=
+            "  \"validator\": {" + validator.map { "\(jsonQuoted($0.0)): \(jsonQuoted($0.1))" }.joined(separator: ", ")
+        text += "},\n  \"query\": \(jsonQuoted(query)),\n"
+        text += "  \"records\": \(records),\n  \"bytes\": \(shards.reduce(0) { $0 + $1.bytes }),\n  \"shards\": [\n"
+        text += shards.map {
+            "    {\"name\": \(jsonQuoted($0.name)), \"records\": \($0.records), \"bytes\": \($0.bytes), \"file_bytes\": \($0.fileBytes)}"
+        }.joined(separator: ",\n")
+        text += "\n  ]\n}\n"
+        let temporary = directory + "/.manifest.json.tmp"
+        let fd = try Syscalls.createForWriting(temporary)
+        defer { Syscalls.close(fd) }
+        var bytes = Array(text.utf8)
+        try bytes.withUnsafeMutableBytes { try Syscalls.writeAll(fd, UnsafeRawBufferPointer($0), target: temporary) }
+        guard rename(temporary, directory + "/manifest.json") == 0 else {
+            throw JSONIOError(
+                operation: .write,
+                target: directory + "/manifest.json",
+                message: Syscalls.message(forErrno: errno)
+            )
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+import YAJLFixtures
+import YAJLTestSupport
+
+/// `yajl split` (NDJSON shards and a manifest, read back by DuckDB) and `--threads` (NDJSON on
+/// several cores), run as a user runs them.
+@Suite("yajl split and --threads", .serialized)
+struct ToolScaleOutTests {
+    static let records: String = {
+        let file = TemporaryFile("split-records.json")
+        _ = try? DocumentGenerator.write(.records, targetBytes: 2 << 20, to: file.path)
+        return file.path
+    }()
+
+    static func directory(_ name: String) -> String { TemporaryFile(name).path }
+
+    static func shardNames(_ directory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix("part-") }
+            .sorted()
+    }
+
+    static func manifest(_ directory: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/manifest.json"))
+        return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// The shards' lines, in order (gunzipped with --gzip).
+    static func joined(_ directory: String) throws -> String {
+        var text = ""
+        for name in shardNames(directory) {
+            let path = directory + "/" + name
+            if name.hasSuffix(".gz") {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+                process.arguments = ["-dc", path]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                try process.run()
+                text += String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0, "gzip -t \(name)")
+            } else {
+                text += try String(contentsOfFile: path, encoding: .utf8)
+            }
+        }
+        return text
+    }
+
+    @Test(
+        "shards re-joined are the selection, none over the size, counted in the manifest",
+        .enabled(if: ToolTests.executable != nil, "yajl executable not built"),
+        arguments: [false, true]
+    )
+    func shardsRejoinedEqualTheSelection(gzip: Bool) throws {
+        let out = Self.directory("split")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let size = 100 << 10
+        let run = try ToolTests.run(
+            ["split", "$.results[*]", Self.records, "--out", out, "--shard-size", "100K"] + (gzip ? ["--gzip"] : [])
+        )
+        #expect(run.status == 0, "\(run.stderr)")
+        let selection = try ToolTests.run(["extract", "$.results[*]", Self.records, "--quiet"])
+        #expect(try Self.joined(out) == selection.stdout)
+        let names = Self.shardNames(out)
+        #expect(names.count > (gzip ? 3 : 15))
+        #expect(names.first == (gzip ? "part-00000.ndjson.gz" : "part-00000.ndjson"))
+        let manifest = try Self.manifest(out)
+        let shards = try #require(manifest["shards"] as? [[String: Any]])
+        #expect(shards.map { $0["name"] as? String } == names)
+        let lines = selection.stdout.split(separator: "\n").count
+        #expect(manifest["records"] as? Int == lines)
+        #expect(shards.reduce(0) { $0 + ($1["records"] as? Int ?? 0) } == lines)
+        for shard in shards {
+            let name = try #require(shard["name"] as? String)
+            let onDisk = try FileManager.default.attributesOfItem(atPath: out + "/" + name)[.size] as? Int
+            #expect(shard["file_bytes"] as? Int == onDisk)
+            // Plain shards never pass the size; gzip shards are sized by an estimate, within 25%.
+            #expect((onDisk ?? .max) <= (gzip ? size + size / 4 : size), "\(name): \(onDisk ?? -1) bytes")
+        }
+        let validator = try #require(manifest["validator"] as? [String: String])
+        let sourceSize = try FileManager.default.attributesOfItem(atPath: Self.records)[.size] as? Int
+        #expect(validator["size"] == sourceSize.map(String.init))
+        #expect(validator["modified"] != nil)
+        #expect(manifest["query"] as? String == "$.results[*]")
+    }
+
+    @Test(
+        "a single huge array, a record larger than a shard, and invalid input",
+        .enabled(if: ToolTests.executable != nil, "yajl executable not built")
+    )
+    func arraysBigRecordsAndErrors() throws {
+        let array = TemporaryFile("split-array.json")
+        defer { array.remove() }
+        let big = String(repeating: "x", count: 5000)
+        let text =
+            "[" + (0..<3000).map { $0 == 10 ? #"{"id":10,"s":"\#(big)"}"# : #"{"id":\#($0)}"# }.joined(separator: ",")
+            + "]"
+        try text.write(toFile: array.path, atomically: true, encoding: .utf8)
+        let out = Self.directory("split-array")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let run = try ToolTests.run([
+            "split", "$[*]", array.path, "--out", out, "--shard-size", "4K", "--prefix", "rows",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).filter { $0.hasPrefix("rows-") }
+            .sorted()
+        let contents = try names.map { try String(contentsOfFile: out + "/" + $0, encoding: .utf8) }
+        #expect(contents.joined().split(separator: "\n").count == 3000)
+        #expect(contents.contains { $0 == #"{"id":10,"s":"\#(big)"}"# + "\n" }, "the big record is a shard of its own")
+        // A second split into the same directory is refused.
+        let again = try ToolTests.run(["split", "$[*]", array.path, "--out", out])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("already holds a split"))
+        // Invalid input: exit 1, and no shard is left behind.
+        let broken = TemporaryFile("split-broken.json")
+        defer { broken.remove() }
+        try (String(text.dropLast(200)) + "}").write(toFile: broken.path, atomically: true, encoding: .utf8)
+        let failedOut = Self.directory("split-broken")
+        defer { try? FileManager.default.removeItem(atPath: failedOut) }
+        let failed = try ToolTests.run(["split", "$[*]", broken.path, "--out", failedOut, "--shard-size", "4K"])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("line 1, column"))
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: failedOut)) ?? []).isEmpty)
+        #expect(try ToolTests.run(["split", "$[*]", array.path]).status == 2)  // no --out
+    }
+
+    @Test(
+        "DuckDB reads the shards: the source's count and sums",
+        .enabled(if: ToolTests.executable != nil, "yajl executable not built")
+    )
+    func duckDBReadsTheShards() throws {
+        let setup = Process()
+        setup.executableURL = URL(fileURLWithPath: "/bin/bash")
+        setup.arguments = [SharedMaterial.packageRoot.appendingPathComponent("scripts/install-duckdb.sh").path]
+        let output = Pipe()
+        setup.standardOutput = output
+        try setup.run()
+        let directory = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        setup.waitUntilExit()
+        guard setup.terminationStatus == 0, !directory.isEmpty else {
+            print(
+                "⚠️  SKIPPING the DuckDB check of yajl split: DuckDB could not be installed from PyPI (scripts/install-duckdb.sh)"
+            )
+            return
+        }
+        for gzip in [false, true] {
+            let out = Self.directory("split-duckdb")
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let run = try ToolTests.run(
+                ["split", "$.results[*]", Self.records, "--out", out, "--shard-size", "256K"] + (gzip ? ["--gzip"] : [])
+            )
+            #expect(run.status == 0, "\(run.stderr)")
+            let check = Process()
+            check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            check.arguments = [
+                "python3", SharedMaterial.packageRoot.appendingPathComponent("scripts/duckdb-shards.py").path, out,
+                Self.records, "results",
+            ]
+            check.environment = ProcessInfo.processInfo.environment.merging(["PYTHONPATH": directory]) { $1 }
+            let result = Pipe()
+            check.standardOutput = result
+            try check.run()
+            let data = result.fileHandleForReading.readDataToEndOfFile()
+            check.waitUntilExit()
+            #expect(check.terminationStatus == 0)
+            let answer = try #require(JSONSerialization.jsonObject(with: data) as? [String: [Double]])
+            #expect(answer["duckdb"] == answer["source"], "gzip: \(gzip)")
+            #expect((answer["source"]?.first ?? 0) > 5000)
+        }
+    }
+
+    @Test(
+        "--threads gives the serial output and errors, and says what it needs",
+        .enabled(if: ToolTests.executable != nil, "yajl executable not built")
+    )
+    func threadsEqualSerial() throws {
+        let ndjson = TemporaryFile("threads.ndjson")
+        defer { ndjson.remove() }
+        try DocumentGenerator.write(.ndjson, targetBytes: 1 << 20, to: ndjson.path)
+        var lines = try String(contentsOfFile: ndjson.path, encoding: .utf8).split(
+            separator: "\n",
+            omittingEmptySubsequences: false
+        )
+        for command in [
+            ["stats"], ["validate"], ["extract", "$.address.city", "--paths"],
+            ["extract", "$.id", "--bad-lines", "skip"],
+        ] {
+            let serial = try ToolTests.run(command + [ndjson.path, "--allow-multiple-values"])
+            for threads in ["1", "2", "4"] {
+                let parallel = try ToolTests.run(
+                    command + [ndjson.path, "--allow-multiple-values", "--threads", threads, "--block-size", "4K"]
+                )
+                #expect(parallel.status == serial.status)
+                #expect(parallel.stdout == serial.stdout, "\(command) --threads \(threads)")
+            }
+        }
+        lines[3000] = #"{"id": 3000, "name": nope}"#
+        let broken = TemporaryFile("threads-broken.ndjson")
+        defer { broken.remove() }
+        try lines.joined(separator: "\n").write(toFile: broken.path, atomically: true, encoding: .utf8)
+        for command in [["stats"], ["validate"], ["extract", "$.id"]] {
+            let serial = try ToolTests.run(command + [broken.path, "--allow-multiple-values"])
+            let parallel = try ToolTests.run(
+                command + [broken.path, "--allow-multiple-values", "--threads", "3", "--block-size", "2K"]
+            )
+            #expect(serial.status == 1)
+            #expect(parallel.status == 1)
+            #expect(parallel.stderr == serial.stderr, "\(command)")
+            #expect(parallel.stderr.contains("line 3001"))
+            #expect(parallel.stdout == serial.stdout)
+        }
+        let missing = try ToolTests.run(["stats", ndjson.path, "--threads", "2"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("--allow-multiple-values"))
+        #expect(try ToolTests.run(["stats", ndjson.path, "--allow-multiple-values", "--threads", "0"]).status == 2)
+        #expect(
+            try ToolTests.run(["stats", ndjson.path, "--allow-multiple-values", "--threads", "2", "--block-size", "10"])
+                .stderr.contains("--block-size is 10")
+        )
+    }
+}
