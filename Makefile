@@ -20,7 +20,7 @@ BIN        := .build/release
 FUZZ_SECONDS ?= 60
 SMOKE_FUZZ_SECONDS ?= 30
 
-.PHONY: all deps build release test docs lint format bench-peers demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
+.PHONY: all deps build release test docs lint format bench-peers bench-segments demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
 
 all: build
 
@@ -74,6 +74,10 @@ demo: release
 bench: deps
 	$(SWIFT) build -c release --product YAJLBenchmarks
 	$(BIN)/YAJLBenchmarks $(BENCH_ARGS)
+
+# Segmented download against a loopback server limited per connection: 1, 2 and 4 connections.
+bench-segments: release
+	@bash scripts/bench-segments.sh $(BIN)/yajl
 
 bench-quick: deps
 	$(SWIFT) build -c release --product YAJLBenchmarks

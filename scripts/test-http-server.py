@@ -2,7 +2,8 @@
 """A loopback HTTP server for swift-yajl's network tests.
 
 Serves one file at /doc.json (anything else is 404) with Content-Length, an ETag, Last-Modified,
-Accept-Ranges and single byte ranges (`Range: bytes=N-`, honouring If-Range), and can misbehave:
+Accept-Ranges and single byte ranges (`Range: bytes=N-` and `bytes=N-M`, honouring If-Range),
+answers If-None-Match / If-Modified-Since that match with 304, and can misbehave:
 
   --drop-after N --drops K   cut the connection after N body bytes, on the first K body responses
   --no-ranges                ignore Range headers and never send Accept-Ranges
@@ -14,7 +15,8 @@ Accept-Ranges and single byte ranges (`Range: bytes=N-`, honouring If-Range), an
   --weak-etag                send a weak ETag (W/"...")
   --ignore-if-range          answer a Range with 206 even when If-Range does not match
   --drop-before-body K       send the headers, then cut the connection, on the first K body responses
-  --throttle BYTES           send at most BYTES bytes per second
+  --throttle BYTES           send at most BYTES bytes per second on each connection (a server
+                             limited per connection, as object stores are)
   --stall-after N            send N body bytes, then nothing for 600 s
   --status CODE              answer every request with CODE and an empty body
   --status-after-drop CODE --status-count K --retry-after S
@@ -28,7 +30,9 @@ Accept-Ranges and single byte ranges (`Range: bytes=N-`, honouring If-Range), an
   --tls CERT KEY             serve HTTPS with this PEM certificate and key
 
 Prints "PORT <n>" once listening on 127.0.0.1 (port 0 picks a free one), logs every request as
-one line to --log (method, path, Range, If-Range, X-Api-Key, Accept-Encoding), and exits by itself
+one line to --log (method, path, Range, If-Range, X-Api-Key, Accept-Encoding, If-None-Match,
+If-Modified-Since), and after each response a line "SENT status start bytes" (the body bytes
+sent, from offset start), and exits by itself
 after --idle seconds without a request and without a transfer in progress (default 120).
 """
 import argparse, gzip, http.server, os, signal, socket, socketserver, ssl, sys, threading, time
@@ -104,9 +108,10 @@ def main():
             with lock:
                 number = state["bodies"]
             h = self.headers
-            log.write("GET %s Range=%s If-Range=%s X-Api-Key=%s Accept-Encoding=%s\n" % (
+            log.write("GET %s Range=%s If-Range=%s X-Api-Key=%s Accept-Encoding=%s If-None-Match=%s If-Modified-Since=%s\n" % (
                 self.path, h.get("Range", "-"), (h.get("If-Range") or "-").replace(" ", "_"),
-                h.get("X-Api-Key", "-"), h.get("Accept-Encoding", "-")))
+                h.get("X-Api-Key", "-"), h.get("Accept-Encoding", "-"), h.get("If-None-Match", "-"),
+                (h.get("If-Modified-Since") or "-").replace(" ", "_")))
             if args.status:
                 return self.simple(args.status)
             if args.redirect_loop and (self.path == "/doc.json" or self.path.startswith("/loop/")):
@@ -133,20 +138,30 @@ def main():
             last_modified = "Mon, 30 Nov 2026 10:00:00 GMT" if changed else "Sun, 29 Nov 2026 10:00:00 GMT"
             send_etag = not (args.no_etag or args.no_validators or (args.etag_then_none and number > 0))
             send_lm = not args.no_validators
+            validators = [v for v, sent in ((etag, send_etag), (last_modified, send_lm)) if sent]
+            none_match, modified_since = h.get("If-None-Match"), h.get("If-Modified-Since")
+            if (none_match is not None and none_match in validators) or (
+                none_match is None and modified_since is not None and send_lm and modified_since == last_modified):
+                log.write("SENT 304 0 0\n")
+                return self.simple(304, headers=[(n, v) for n, v, sent in (
+                    ("ETag", etag, send_etag), ("Last-Modified", last_modified, send_lm)) if sent])
             start = 0
+            end = len(data)
             ranged = False
             spec = h.get("Range")
-            if spec and not args.no_ranges and spec.startswith("bytes=") and spec.endswith("-"):
+            if spec and not args.no_ranges and spec.startswith("bytes=") and "-" in spec:
                 if_range = h.get("If-Range")
                 if args.ignore_if_range or if_range is None or if_range == etag or if_range == last_modified:
-                    start = int(spec[len("bytes="):-1])
+                    first, _, last = spec[len("bytes="):].partition("-")
+                    start = int(first)
+                    end = min(len(data), int(last) + 1) if last else len(data)
                     ranged = True
-            body = data[start:]
+            body = data[start:end]
             if args.gzip:
                 body = gzip.compress(body, compresslevel=1)
             if ranged:
                 self.send_response(206)
-                self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
+                self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end - 1, len(data)))
             else:
                 self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -163,6 +178,10 @@ def main():
                 self.send_header("Accept-Ranges", "bytes")
             self.end_headers()
             with lock:
+                # The body responses are counted here, one at a time (concurrent requests, as a
+                # segmented download makes, each get their own number for the drops).
+                number = state["body_count"] = state.get("body_count", 0) + 1
+                number -= 1
                 state["bodies"] += 1
             if number < args.drop_before_body:
                 self.wfile.flush()
@@ -172,6 +191,14 @@ def main():
             drop = number < args.drops and args.drop_after > 0
             limit = args.drop_after if drop else None
             sent = 0
+            try:
+                self.send_body(body, limit, drop, start)
+            finally:
+                log.write("SENT %d %d %d\n" % (206 if ranged else 200, start, self.sent))
+
+        def send_body(self, body, limit, drop, start):
+            sent = 0
+            self.sent = 0
             began = time.time()
             step = min(65536, args.throttle) if args.throttle else 65536
             while sent < len(body):
@@ -186,6 +213,7 @@ def main():
                 except (BrokenPipeError, ConnectionResetError):
                     return
                 sent += len(chunk)
+                self.sent = sent
                 if args.stall_after >= 0 and sent >= args.stall_after:
                     time.sleep(600)
                     return

@@ -20,7 +20,7 @@ extension HTTPByteSource {
             case .failure(let failure): throw fail(failure.kind, failure.reason)
             }
         }
-        let complete = identity?.totalLength.map { delivered + pendingBytes >= $0 } ?? true
+        let complete = expectedLength.map { delivered + pendingBytes >= $0 } ?? true
         if completion == .complete && (200..<300).contains(head.status) && complete {
             transfer.release()
             state = .finished

@@ -23,7 +23,7 @@ extension HTTPByteSource: CurlTransferReceiver {
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> CurlTransfer.BodyDisposition {
         switch state {
         case .transferring(.headers):
-            switch policy.verdict(on: head, delivered: delivered, identity: identity) {
+            switch policy.verdict(on: head, delivered: delivered, identity: identity, segment: segment) {
             case .useBody(let defines):
                 if let defines { identity = defines }
                 state = .transferring(.body)

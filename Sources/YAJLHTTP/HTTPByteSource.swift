@@ -85,6 +85,11 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
     var everConnected = false
     /// What the first response with body bytes promised; `nil` before it.
     var identity: ResourceIdentity?
+    /// For a connection of a segmented download after the first: the bytes it fetches
+    /// (``delivered`` counts from its start).
+    var segment: Range<Int>?
+    /// The segmented download this source runs, when ``HTTPOptions/segments`` is more than 1.
+    var segmented: SegmentedDownload?
 
     let queue = DispatchQueue(label: "swift-yajl.http")
 
@@ -95,6 +100,23 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         policy = ResumePolicy(options: options)
         currentURL = url
     }
+
+    /// One connection of a segmented download: the bytes of `segment` of the resource `identity`
+    /// describes, or (no segment) the first connection, which defines the resource.
+    init(url: URL, options: HTTPOptions, segment: Range<Int>?, identity: ResourceIdentity?) {
+        var single = options
+        single.segments = 1
+        single.onProgress = nil
+        self.url = url
+        self.options = single
+        policy = ResumePolicy(options: single)
+        currentURL = url
+        self.segment = segment
+        self.identity = identity
+    }
+
+    /// The bytes this source fetches in all: the segment's, else the resource's (when known).
+    var expectedLength: Int? { segment.map { $0.count } ?? identity?.totalLength }
 
     /// The resource's `ETag`, as the response that delivered the first body byte sent it (`nil`
     /// before that, or when the server sent none).
@@ -113,6 +135,17 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
 
     /// Reads the next body bytes into `buffer`, blocking; 0 at the end of the body.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if options.segments > 1 {
+            if segmented == nil {
+                do {
+                    try options.validate()
+                } catch let error as HTTPError {
+                    throw fail(error.kind, error.reason)
+                }
+                segmented = SegmentedDownload(source: self)
+            }
+            return try segmented!.read(into: buffer)
+        }
         do {
             return try readOnce(into: buffer)
         } catch {
@@ -214,7 +247,8 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
     /// once curl has returned (cleaning up a handle inside its own callback is a use after free).
     @discardableResult
     func fail(_ kind: HTTPError.Kind, _ reason: String) -> HTTPError {
-        let error = HTTPError(kind: kind, url: url.absoluteString, byteOffset: delivered, reason: reason)
+        let offset = (segment?.lowerBound ?? 0) + delivered
+        let error = HTTPError(kind: kind, url: url.absoluteString, byteOffset: offset, reason: reason)
         state = .failed(error)
         return error
     }
@@ -231,7 +265,13 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         let timeout = options.attemptTimeout
         let request = CurlTransfer.Request(
             url: currentURL,
-            headers: policy.requestHeaders(to: currentURL, original: url, delivered: delivered, identity: identity),
+            headers: policy.requestHeaders(
+                to: currentURL,
+                original: url,
+                delivered: delivered,
+                identity: identity,
+                segment: segment
+            ),
             connectTimeout: timeout,
             lowSpeedLimit: options.lowSpeedLimit,
             lowSpeedTime: timeout,

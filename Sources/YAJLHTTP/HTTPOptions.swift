@@ -45,6 +45,18 @@ public struct HTTPOptions: Sendable {
     /// Called after each read with the bytes received so far, the expected total and the resumes.
     public var onProgress: (@Sendable (HTTPProgress) -> Void)?
 
+    /// Concurrent connections for one document. Default 1. With more, a server that accepts byte
+    /// ranges (and gives an ETag or Last-Modified, or ``resumesWithoutValidator``) is read as
+    /// ``segmentSize`` ranges fetched by this many connections at once, into a window of at most
+    /// this many segments, and handed to the parser in order as soon as the next bytes are there.
+    /// Each segment resumes and validates like the single connection: every response must carry
+    /// the first one's validator, or the transfer fails with ``HTTPError/Kind/cannotResume``. A
+    /// server without ranges, a compressed body or a document of one segment falls back to one
+    /// connection. Memory: at most `segments × segmentSize` bytes.
+    public var segments = 1
+    /// The bytes of one segment (see ``segments``). Default 8 MiB.
+    public var segmentSize = 8 << 20
+
     /// Options with the given headers, timeout, retries and backoff; the rest default.
     public init(
         headers: [String: String] = [:],
@@ -78,6 +90,10 @@ public struct HTTPOptions: Sendable {
         guard (0...100).contains(maxRedirects) else { throw invalid("maxRedirects must be 0…100, got \(maxRedirects)") }
         if let deadline, !(deadline > 0) {
             throw invalid("deadline must be a positive number of seconds (or nil for none), got \(deadline)")
+        }
+        guard (1...64).contains(segments) else { throw invalid("segments must be 1…64, got \(segments)") }
+        guard (64 << 10...1 << 30).contains(segmentSize) else {
+            throw invalid("segmentSize must be 64 KiB…1 GiB, got \(segmentSize)")
         }
         guard lowSpeedLimit >= 0 else { throw invalid("lowSpeedLimit must be at least 0, got \(lowSpeedLimit)") }
         if let caCertificates, !FileManager.default.isReadableFile(atPath: caCertificates) {

@@ -19,7 +19,8 @@ struct ResourceIdentity: Equatable {
         compressed = head.contentEncoding != nil
         etag = head.etag
         lastModified = head.lastModified
-        totalLength = compressed ? nil : head.contentLength
+        // A 206 to a ranged first request says the whole length after its slash.
+        totalLength = compressed ? nil : head.status == 206 ? head.contentRangeTotal : head.contentLength
         validator = ResumeValidator(head)
         acceptsRanges = head.acceptsRanges
     }
@@ -63,13 +64,24 @@ struct ResumePolicy {
     /// were given for, unless ``HTTPOptions/sendsHeadersAcrossOrigins``), the encoding asked for,
     /// and, when resuming at `delivered`, the range and the validator that keeps a changed
     /// resource out.
-    func requestHeaders(to url: URL, original: URL, delivered: Int, identity: ResourceIdentity?) -> [String] {
+    func requestHeaders(
+        to url: URL,
+        original: URL,
+        delivered: Int,
+        identity: ResourceIdentity?,
+        segment: Range<Int>? = nil
+    ) -> [String] {
         var headers: [String] = []
         if options.sendsHeadersAcrossOrigins || HTTPOrigin(url) == HTTPOrigin(original) {
             headers = options.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         }
         if !options.acceptsCompression { headers.append("Accept-Encoding: identity") }
-        if delivered > 0 {
+        if let segment {
+            // A segment of a segmented download: always its remaining bytes, validated once the
+            // first response has fixed the validator.
+            headers.append("Range: bytes=\(segment.lowerBound + delivered)-\(segment.upperBound - 1)")
+            if let validator = identity?.validator { headers.append("If-Range: \(validator.ifRange)") }
+        } else if delivered > 0 {
             headers.append("Range: bytes=\(delivered)-")
             if let validator = identity?.validator { headers.append("If-Range: \(validator.ifRange)") }
         }
@@ -78,7 +90,12 @@ struct ResumePolicy {
 
     /// Whether the body of the response `head` may be passed on, `delivered` bytes into the
     /// resource first described by `identity`.
-    func verdict(on head: HTTPResponseHead, delivered: Int, identity: ResourceIdentity?) -> Verdict {
+    func verdict(
+        on head: HTTPResponseHead,
+        delivered: Int,
+        identity: ResourceIdentity?,
+        segment: Range<Int>? = nil
+    ) -> Verdict {
         if head.isRedirect || head.isRetriableStatus { return .discardBody }  // followed or retried at its end
         if head.status >= 300 {
             return .fail(.status(head.status), HTTPError.statusText[head.status] ?? "status \(head.status)")
@@ -89,6 +106,7 @@ struct ResumePolicy {
                 "the request asked for Accept-Encoding: identity (acceptsCompression to decode it)"
             )
         }
+        if let segment { return segmentVerdict(on: head, delivered: delivered, identity: identity, segment: segment) }
         // Nothing handed out yet: this response defines the resource.
         guard delivered > 0 else { return .useBody(defines: ResourceIdentity(head)) }
         if head.status == 200 {
@@ -105,6 +123,38 @@ struct ResumePolicy {
             return .fail(.cannotResume, "the resumed response is \(encoding)-compressed")
         }
         if let validator = identity?.validator, let mismatch = validator.mismatch(in: head) {
+            return .fail(.cannotResume, mismatch)
+        }
+        return .useBody(defines: nil)
+    }
+
+    /// The verdict on a response to a segment's ranged request: a `206` from exactly the next
+    /// byte, with the validator (and length) of the response that defined the resource.
+    private func segmentVerdict(
+        on head: HTTPResponseHead,
+        delivered: Int,
+        identity: ResourceIdentity?,
+        segment: Range<Int>
+    ) -> Verdict {
+        let next = segment.lowerBound + delivered
+        guard let identity else { return .fail(.cannotResume, "a segment was requested before the resource was known") }
+        if head.status == 200 {
+            return .fail(
+                .cannotResume,
+                "the server sent the whole resource (200) for the segment at \(next): it changed, or ignores ranges now"
+            )
+        }
+        if head.status != 206 || head.contentRangeStart != next {
+            let start = head.contentRangeStart.map(String.init) ?? "none"
+            return .fail(
+                .cannotResume,
+                "the server answered \(head.status) with a range starting at \(start), not at \(next)"
+            )
+        }
+        if let total = head.contentRangeTotal, total != identity.totalLength {
+            return .fail(.cannotResume, "the resource changed (length \(total), was \(identity.totalLength ?? -1))")
+        }
+        if let validator = identity.validator, let mismatch = validator.mismatch(in: head) {
             return .fail(.cannotResume, mismatch)
         }
         return .useBody(defines: nil)

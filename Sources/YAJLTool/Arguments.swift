@@ -171,6 +171,29 @@ let httpOptionSpecs: [OptionSpec] = [
     .flag("--resume-unvalidated", "resume a dropped download even without ETag or Last-Modified") {
         $0.http.resumesWithoutValidator = true
     },
+    OptionSpec(
+        name: "--segments",
+        valueName: "N",
+        help: "fetch a URL as N concurrent byte ranges, handed to the parser in order (default 1)"
+    ) { settings, text in
+        guard let segments = Int(text), (1...64).contains(segments) else {
+            throw UsageError(description: "--segments expects a count from 1 to 64, not '\(text)'")
+        }
+        settings.http.segments = segments
+    },
+    OptionSpec(
+        name: "--segment-size",
+        valueName: "N",
+        help: "bytes of one range with --segments (default 8M, from 64K to 1G)"
+    ) {
+        settings,
+        text in
+        let size = try parseSize(text, option: "--segment-size")
+        guard (64 << 10...1 << 30).contains(size) else {
+            throw UsageError(description: "--segment-size is \(text); it must be from 64K to 1G")
+        }
+        settings.http.segmentSize = size
+    },
 ]
 
 /// Seconds: a positive number up to 1,000,000.

@@ -54,6 +54,18 @@ package final class TestHTTPServer {
     /// The server's log: one line per request.
     package var requests: [String] {
         ((try? String(contentsOfFile: log.path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            .filter { $0.hasPrefix("GET ") }
+    }
+
+    /// Each response's status, the offset its body started at, and the body bytes it sent.
+    package var sent: [(status: Int, start: Int, bytes: Int)] {
+        ((try? String(contentsOfFile: log.path, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 4, fields[0] == "SENT", let status = Int(fields[1]), let start = Int(fields[2]),
+                let bytes = Int(fields[3])
+            else { return nil }
+            return (status, start, bytes)
+        }
     }
 
     /// A generated 8 MiB records document served by the network tests, with its events' digest

@@ -221,3 +221,29 @@ struct ToolScaleOutTests {
         )
     }
 }
+
+extension ToolScaleOutTests {
+    @Test(
+        "--segments reads a URL over several connections, in order",
+        .enabled(if: ToolTests.executable != nil && TestHTTPServer.python != nil, "yajl or python3 missing")
+    )
+    func segmentsFromTheCommandLine() throws {
+        let server = try TestHTTPServer(serving: Self.records, ["--drop-after", "200000", "--drops", "2"])
+        defer { server.stop() }
+        let local = try ToolTests.run(["extract", "$.results[*].id", Self.records, "--quiet"])
+        let remote = try ToolTests.run(
+            [
+                "extract", "$.results[*].id", server.url.absoluteString, "--quiet", "--segments", "3", "--segment-size",
+                "256K",
+            ]
+        )
+        #expect(remote.status == 0, "\(remote.stderr)")
+        #expect(remote.stdout == local.stdout)
+        #expect(server.requests.count > 8)
+        let bad = try ToolTests.run(["stats", server.url.absoluteString, "--segments", "0"])
+        #expect(bad.status == 2)
+        #expect(
+            try ToolTests.run(["stats", server.url.absoluteString, "--segment-size", "1K"]).stderr.contains("from 64K")
+        )
+    }
+}
