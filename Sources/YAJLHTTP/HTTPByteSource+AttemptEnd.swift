@@ -9,6 +9,12 @@ extension HTTPByteSource {
     /// transfer cannot go on.
     func attemptEnded(_ completion: CurlTransfer.Completion) throws {
         if case .failed(let error) = state { throw error }
+        if completion == .complete && head.status == 304 && conditional != nil && delivered == 0 {
+            transfer.release()
+            notModified = true  // the cached copy is current: no body
+            state = .finished
+            return
+        }
         if completion == .complete && head.isRedirect {
             switch policy.redirectTarget(head.location!, from: currentURL, redirects: redirects) {
             case .success(let next):

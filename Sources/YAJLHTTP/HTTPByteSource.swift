@@ -70,7 +70,10 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
     let cancellation = ReadInterruption()
     /// Set by a record reader that is dropped while this source's read waits.
     package var interruption: ReadInterruption?
-    var isInterrupted: Bool { cancellation.isSet || interruption?.isSet == true }
+    var isInterrupted: Bool { cancellation.isSet || interruption?.isSet == true || parent?.isInterrupted == true }
+    /// The source this one is a connection of (a segmented or cached download's), whose
+    /// cancellation and interruption stop this one's reads too.
+    weak var parent: HTTPByteSource?
 
     // The transfer so far.
     /// Where the current request goes (the URL, or a redirect's target).
@@ -90,6 +93,13 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
     var segment: Range<Int>?
     /// The segmented download this source runs, when ``HTTPOptions/segments`` is more than 1.
     var segmented: SegmentedDownload?
+    /// The download cache this source reads through, with ``HTTPOptions/cacheDirectory``.
+    var cached: CachedDownload?
+    /// A complete cached copy's validators: the request is conditional, and a `304` ends it
+    /// with ``notModified``.
+    var conditional: ResourceIdentity?
+    /// The server answered the conditional request with `304 Not Modified`.
+    var notModified = false
 
     let queue = DispatchQueue(label: "swift-yajl.http")
 
@@ -115,6 +125,21 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
         self.identity = identity
     }
 
+    /// A connection that goes on from byte `offset` of the resource `identity` describes (a
+    /// download cache's spool ends there): its first request is a resume (`Range` + `If-Range`).
+    init(url: URL, options: HTTPOptions, resumingAt offset: Int, identity: ResourceIdentity) {
+        var single = options
+        single.segments = 1
+        single.onProgress = nil
+        single.cacheDirectory = nil
+        self.url = url
+        self.options = single
+        policy = ResumePolicy(options: single)
+        currentURL = url
+        delivered = offset
+        self.identity = identity
+    }
+
     /// The bytes this source fetches in all: the segment's, else the resource's (when known).
     var expectedLength: Int? { segment.map { $0.count } ?? identity?.totalLength }
 
@@ -135,6 +160,17 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
 
     /// Reads the next body bytes into `buffer`, blocking; 0 at the end of the body.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if options.cacheDirectory != nil {
+            if cached == nil {
+                do {
+                    try options.validate()
+                } catch let error as HTTPError {
+                    throw fail(error.kind, error.reason)
+                }
+                cached = CachedDownload(source: self)
+            }
+            return try cached!.read(into: buffer)
+        }
         if options.segments > 1 {
             if segmented == nil {
                 do {
@@ -270,7 +306,8 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
                 original: url,
                 delivered: delivered,
                 identity: identity,
-                segment: segment
+                segment: segment,
+                conditional: conditional
             ),
             connectTimeout: timeout,
             lowSpeedLimit: options.lowSpeedLimit,

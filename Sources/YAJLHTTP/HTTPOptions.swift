@@ -57,6 +57,21 @@ public struct HTTPOptions: Sendable {
     /// The bytes of one segment (see ``segments``). Default 8 MiB.
     public var segmentSize = 8 << 20
 
+    /// A directory for a resumable download cache, or `nil` (the default) for none. The body is
+    /// spooled to `<dir>/<sha256 of the URL>.part` while it is parsed, with `<…>.meta` beside it
+    /// (URL, validator, length, bytes complete), flushed in order: data first, then the metadata.
+    /// After a crash, the next transfer of the URL parses the spooled bytes from disk first and
+    /// fetches only the rest (`Range` + `If-Range`, asked before any spooled byte is handed out);
+    /// bytes past the metadata's count (a torn write) are cut off, never parsed. A changed
+    /// resource discards the spool and starts over; a complete spool is reused after a
+    /// conditional request answered `304 Not Modified`. See ``HTTPCacheEvent``.
+    public var cacheDirectory: String?
+    /// The most bytes the cache's spools may hold together; older entries are evicted first
+    /// (the one being read is kept). `nil` (the default): no limit.
+    public var cacheMaxBytes: Int?
+    /// Called with what the cache does (resumes, reuses, discards, evicts).
+    public var onCacheEvent: (@Sendable (HTTPCacheEvent) -> Void)?
+
     /// Options with the given headers, timeout, retries and backoff; the rest default.
     public init(
         headers: [String: String] = [:],
@@ -95,6 +110,9 @@ public struct HTTPOptions: Sendable {
         guard (64 << 10...1 << 30).contains(segmentSize) else {
             throw invalid("segmentSize must be 64 KiB…1 GiB, got \(segmentSize)")
         }
+        if let cacheMaxBytes, cacheMaxBytes < 0 {
+            throw invalid("cacheMaxBytes must be at least 0, got \(cacheMaxBytes)")
+        }
         guard lowSpeedLimit >= 0 else { throw invalid("lowSpeedLimit must be at least 0, got \(lowSpeedLimit)") }
         if let caCertificates, !FileManager.default.isReadableFile(atPath: caCertificates) {
             throw invalid("cannot read the CA certificates file \(caCertificates)")
@@ -129,4 +147,46 @@ public struct HTTPProgress: Sendable, Hashable {
     public let expectedBytes: Int?
     /// How many times the transfer was resumed or retried.
     public let resumes: Int
+}
+
+/// What a download cache (``HTTPOptions/cacheDirectory``) did, for logs and progress lines.
+public enum HTTPCacheEvent: Sendable, Hashable, CustomStringConvertible {
+    /// A new spool: the body is downloaded from its first byte and spooled.
+    case started(spool: String)
+    /// An unfinished spool is used: its bytes are parsed from disk, then the download goes on
+    /// from `fromByte` (the server confirmed, with `If-Range`, that the resource is the same).
+    case resuming(spool: String, fromByte: Int)
+    /// A complete spool is used as it is: the server answered `304 Not Modified`.
+    case reused(spool: String, bytes: Int)
+    /// The spool could not be used (the resource changed, or cannot be resumed): it is
+    /// discarded and the download starts over.
+    case discarded(spool: String, reason: String)
+    /// The spool held bytes past what its metadata counts (written after the last record, and
+    /// perhaps torn by a crash): they were cut off, unread, and are fetched again.
+    case cutTornWrite(spool: String, keptBytes: Int, droppedBytes: Int)
+    /// An older entry was removed to stay within ``HTTPOptions/cacheMaxBytes``.
+    case evicted(spool: String, bytes: Int)
+    /// The cache is not used for this transfer (another process holds the entry, or the
+    /// directory cannot be written); the download goes on without it.
+    case bypassed(reason: String)
+    /// The whole body is spooled.
+    case completed(spool: String, bytes: Int)
+
+    /// `cache: resuming /c/ab12….part from byte 1048576`
+    public var description: String {
+        switch self {
+        case .started(let spool): return "cache: downloading into \(spool)"
+        case .resuming(let spool, let byte):
+            return "cache: parsing \(spool) from disk, then downloading from byte \(byte)"
+        case .reused(let spool, let bytes):
+            return "cache: \(spool) is current (304 Not Modified): \(bytes) bytes, none downloaded"
+        case .discarded(let spool, let reason): return "cache: discarded \(spool) (\(reason)); starting over"
+        case .cutTornWrite(let spool, let kept, let dropped):
+            return
+                "cache: cut \(dropped) bytes written after the last record of \(spool) (a crash may have torn them), keeping \(kept)"
+        case .evicted(let spool, let bytes): return "cache: evicted \(spool) (\(bytes) bytes)"
+        case .bypassed(let reason): return "cache: not used (\(reason))"
+        case .completed(let spool, let bytes): return "cache: \(spool) complete (\(bytes) bytes)"
+        }
+    }
 }

@@ -15,6 +15,19 @@ struct ResourceIdentity: Equatable {
     let etag: String?
     let lastModified: String?
 
+    /// What a download cache's metadata remembers of the resource.
+    init(totalLength: Int?, etag: String?, lastModified: String?) {
+        self.totalLength = totalLength
+        self.etag = etag
+        self.lastModified = lastModified
+        var head = HTTPResponseHead()
+        head.etag = etag
+        head.lastModified = lastModified
+        validator = ResumeValidator(head)
+        acceptsRanges = true
+        compressed = false
+    }
+
     init(_ head: HTTPResponseHead) {
         compressed = head.contentEncoding != nil
         etag = head.etag
@@ -69,7 +82,8 @@ struct ResumePolicy {
         original: URL,
         delivered: Int,
         identity: ResourceIdentity?,
-        segment: Range<Int>? = nil
+        segment: Range<Int>? = nil,
+        conditional: ResourceIdentity? = nil
     ) -> [String] {
         var headers: [String] = []
         if options.sendsHeadersAcrossOrigins || HTTPOrigin(url) == HTTPOrigin(original) {
@@ -81,6 +95,13 @@ struct ResumePolicy {
             // first response has fixed the validator.
             headers.append("Range: bytes=\(segment.lowerBound + delivered)-\(segment.upperBound - 1)")
             if let validator = identity?.validator { headers.append("If-Range: \(validator.ifRange)") }
+        } else if delivered == 0, let conditional {
+            // A complete cached copy: fetched again only if it changed.
+            if let etag = conditional.etag {
+                headers.append("If-None-Match: \(etag)")
+            } else if let date = conditional.lastModified {
+                headers.append("If-Modified-Since: \(date)")
+            }
         } else if delivered > 0 {
             headers.append("Range: bytes=\(delivered)-")
             if let validator = identity?.validator { headers.append("If-Range: \(validator.ifRange)") }

@@ -143,7 +143,7 @@ final class SegmentWindow: @unchecked Sendable {
 /// starts; otherwise it reads the first segment and is closed. Dropping the source stops the
 /// workers.
 final class SegmentedDownload {
-    private let source: HTTPByteSource
+    private unowned let source: HTTPByteSource
     private let stop = ReadInterruption()
     private enum Mode {
         case idle
@@ -213,6 +213,7 @@ final class SegmentedDownload {
         let options = source.options
         let first = HTTPByteSource(url: source.url, options: options, segment: nil, identity: nil)
         first.interruption = stop
+        first.parent = source
         let n: Int
         do {
             n = try first.read(into: buffer)
@@ -240,11 +241,12 @@ final class SegmentedDownload {
             segmentSize: options.segmentSize,
             window: options.segments
         )
-        let (url, stop) = (source.url, stop)
+        let (url, stop, parent) = (source.url, stop, WeakSource(source))
         let fetchRest: @Sendable () -> Void = {
             while let slot = window.nextSlot() {
                 let connection = HTTPByteSource(url: url, options: options, segment: slot.range, identity: identity)
                 connection.interruption = stop
+                connection.parent = parent.value
                 window.fetch(slot, with: connection)
             }
         }
@@ -272,4 +274,10 @@ final class SegmentedDownload {
         }
         return handOut(n, resumes: 0)
     }
+}
+
+/// A weak reference to the source a worker's connections belong to (workers must not keep it alive).
+final class WeakSource: @unchecked Sendable {
+    weak var value: HTTPByteSource?
+    init(_ value: HTTPByteSource) { self.value = value }
 }

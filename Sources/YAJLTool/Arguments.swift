@@ -172,6 +172,20 @@ let httpOptionSpecs: [OptionSpec] = [
         $0.http.resumesWithoutValidator = true
     },
     OptionSpec(
+        name: "--cache",
+        valueName: "DIR",
+        help: "spool a URL's body in DIR; a later run parses it from disk and fetches only the rest"
+    ) { settings, text in
+        guard !text.isEmpty else { throw UsageError(description: "--cache needs a directory") }
+        settings.http.cacheDirectory = text
+        settings.http.onCacheEvent = { event in standardError.write("yajl: \(event)\n") }
+    },
+    .size("--cache-max-bytes", "with --cache: evict the oldest spools past N bytes in all (default no limit)") {
+        settings,
+        size in
+        settings.http.cacheMaxBytes = size
+    },
+    OptionSpec(
         name: "--segments",
         valueName: "N",
         help: "fetch a URL as N concurrent byte ranges, handed to the parser in order (default 1)"

@@ -91,13 +91,7 @@ final class ShardWriter {
         Syscalls.close(fd)
         fd = -1
         let name = currentName
-        guard rename(temporaryPath(name), path(name)) == 0 else {
-            throw JSONIOError(
-                operation: .write,
-                target: path(name),
-                message: "cannot rename the finished shard: \(Syscalls.message(forErrno: errno))"
-            )
-        }
+        try Syscalls.rename(temporaryPath(name), to: path(name))
         shards.append(Shard(name: name, records: records, bytes: bytes, fileBytes: fileBytes))
         deflater = nil
     }

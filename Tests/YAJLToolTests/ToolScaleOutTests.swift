@@ -247,3 +247,55 @@ extension ToolScaleOutTests {
         )
     }
 }
+
+extension ToolScaleOutTests {
+    @Test(
+        "a download killed at a random point resumes from the cache: the file's records, the rest by range only",
+        .enabled(if: ToolTests.executable != nil && TestHTTPServer.python != nil, "yajl or python3 missing"),
+        arguments: [0, 1, 2]
+    )
+    func killedDownloadResumesFromTheCache(round: Int) throws {
+        let document = TestHTTPServer.document.path
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: document)[.size] as? Int)
+        let server = try TestHTTPServer(serving: document, ["--throttle", "3000000"])
+        defer { server.stop() }
+        let cache = Self.directory("cache")
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let arguments = ["extract", "$.results[*].id", server.url.absoluteString, "--cache", cache, "--quiet"]
+        let process = Process()
+        process.executableURL = ToolTests.executable
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let delay = 0.7 + Double.random(in: 0...1.2) + Double(round) * 0.1
+        Thread.sleep(forTimeInterval: delay)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "killed after \(delay) s")
+        let meta = try FileManager.default.contentsOfDirectory(atPath: cache).first { $0.hasSuffix(".meta") }
+        let spooled: Int =
+            try meta.map { name in
+                let data = try Data(contentsOf: URL(fileURLWithPath: cache + "/" + name))
+                return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["complete_bytes"] as? Int ?? 0
+            } ?? 0
+        let before = server.requests.count
+        let rerun = try ToolTests.run(arguments)
+        let local = try ToolTests.run(["extract", "$.results[*].id", document, "--quiet"])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(rerun.stdout == local.stdout, "killed after \(delay) s with \(spooled) bytes spooled")
+        let again = Array(server.requests.dropFirst(before))
+        let sent = server.sent.last
+        print(
+            "cache: killed after \(String(format: "%.2f", delay)) s, \(spooled) of \(size) bytes spooled; rerun asked \(again)"
+        )
+        #expect(again.count == 1)
+        if spooled > 0 {
+            #expect(again.first?.contains("Range=bytes=\(spooled)-") == true)
+            #expect(again.first?.contains("If-Range=\"v1-") == true)
+            #expect(sent?.start == spooled)
+            #expect(rerun.stderr.contains("from byte \(spooled)"))
+        }
+        #expect((sent?.bytes ?? 0) + spooled >= size - 2)  // the early stop may leave the last bytes unread
+    }
+}

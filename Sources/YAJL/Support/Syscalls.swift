@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 /// The only place in the package that calls libc: `open`, `read`, `write`, `close`, `realloc`
-/// for growable buffers and `pthread_create` for the parsing thread, in the
+/// for growable buffers, `pthread_create` for the parsing thread, and `ftruncate`, `fdatasync`,
+/// `rename` and `flock` for the download cache and `yajl split`, in the
 /// style of swift-system. Every call is retried on `EINTR` in one helper, and `errno` becomes a
 /// ``JSONIOError`` naming the operation and its target.
 package enum Syscalls {
@@ -84,6 +85,53 @@ package enum Syscalls {
         }
     }
 
+    /// Opens (or creates, mode 0644) `path` for reading and writing, without truncating it
+    /// (close-on-exec): a download cache's spool and metadata.
+    package static func openForUpdate(_ path: String) throws(JSONIOError) -> Int32 {
+        Int32(try retryingOnInterrupt(.create, path) { Int(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)) })
+    }
+
+    /// Cuts (or extends) the file `fd` to `length` bytes and moves its offset to the end.
+    package static func truncate(_ fd: Int32, to length: Int, target: @autoclosure () -> String) throws(JSONIOError) {
+        _ = try retryingOnInterrupt(.write, target()) { Int(ftruncate(fd, off_t(length))) }
+        _ = try retryingOnInterrupt(.write, target()) { Int(lseek(fd, off_t(length), SEEK_SET)) }
+    }
+
+    /// Moves the offset of `fd` to `offset`.
+    package static func seek(_ fd: Int32, to offset: Int, target: @autoclosure () -> String) throws(JSONIOError) {
+        _ = try retryingOnInterrupt(.read, target()) { Int(lseek(fd, off_t(offset), SEEK_SET)) }
+    }
+
+    /// The size of the file `fd`.
+    package static func size(of fd: Int32, target: @autoclosure () -> String) throws(JSONIOError) -> Int {
+        var info = stat()
+        _ = try retryingOnInterrupt(.read, target()) { Int(fstat(fd, &info)) }
+        return Int(info.st_size)
+    }
+
+    /// Writes what the file `fd` holds through to the disk (`fdatasync`).
+    package static func syncData(_ fd: Int32, target: @autoclosure () -> String) throws(JSONIOError) {
+        #if canImport(Darwin)
+        _ = try retryingOnInterrupt(.write, target()) { Int(fsync(fd)) }
+        #else
+        _ = try retryingOnInterrupt(.write, target()) { Int(fdatasync(fd)) }
+        #endif
+    }
+
+    /// Renames `from` to `to`, replacing it (atomic within one file system).
+    package static func rename(_ from: String, to: String) throws(JSONIOError) {
+        _ = try retryingOnInterrupt(.write, to) { Int(systemRename(from, to)) }
+    }
+
+    /// Takes an exclusive advisory lock on `fd` without waiting; `false` when another process
+    /// holds it. Released when `fd` is closed (or the process ends).
+    package static func lockExclusively(_ fd: Int32) -> Bool {
+        while true {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+            if errno != EINTR { return false }
+        }
+    }
+
     /// Closes `fd`, ignoring errors (a descriptor opened for reading has nothing to lose).
     package static func close(_ fd: Int32) {
         _ = systemClose(fd)
@@ -155,14 +203,17 @@ private let systemRead = Glibc.read
 private let systemWrite = Glibc.write
 private let systemClose = Glibc.close
 private let systemFree = Glibc.free
+private let systemRename = Glibc.rename
 #elseif canImport(Musl)
 private let systemRead = Musl.read
 private let systemWrite = Musl.write
 private let systemClose = Musl.close
 private let systemFree = Musl.free
+private let systemRename = Musl.rename
 #else
 private let systemRead = Darwin.read
 private let systemWrite = Darwin.write
 private let systemClose = Darwin.close
 private let systemFree = Darwin.free
+private let systemRename = Darwin.rename
 #endif

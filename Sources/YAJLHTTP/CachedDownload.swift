@@ -1,0 +1,326 @@
+import Foundation
+import YAJL
+
+/// A download through a ``CacheSpool`` (``HTTPOptions/cacheDirectory``): the body is spooled as it
+/// is handed out; an unfinished spool is parsed from disk first and the rest fetched by range; a
+/// complete one is reused when the server answers `304`. The server is asked before any spooled
+/// byte is handed out, so a changed resource is never mixed with the spool: it is discarded and
+/// the download starts over.
+final class CachedDownload {
+    private unowned let source: HTTPByteSource
+    private let url: String
+    /// What is handed out next.
+    private enum Phase {
+        case idle
+        /// Spooled bytes from disk (`remaining` of them), then `then`.
+        case spooled(fd: Int32, remaining: Int)
+        /// Network bytes read while asking the server, not yet handed out.
+        case held([UInt8], offset: Int)
+        case network
+        case done
+        case failed(any Error)
+    }
+    private var phase = Phase.idle
+    /// After the spooled bytes: the held bytes, the network, or the end.
+    private var afterSpool: [UInt8]?
+    private var spool: CacheSpool?
+    private var meta: CacheSpool.Metadata
+    private var network: HTTPByteSource?
+    private var delivered = 0
+    /// Bytes spooled since the metadata was last written, and when it was.
+    private var uncommitted = 0
+    private var lastCommit = ContinuousClock.now
+    /// The metadata is written (after syncing the data) once at least 1 MiB is new and half a
+    /// second has passed, or 64 MiB are new: a crash loses at most that much, a fast download
+    /// syncs rarely.
+    private func commitIsDue() -> Bool {
+        uncommitted >= 64 << 20 || (uncommitted >= 1 << 20 && ContinuousClock.now - lastCommit >= .milliseconds(500))
+    }
+
+    init(source: HTTPByteSource) {
+        self.source = source
+        url = source.url.absoluteString
+        meta = CacheSpool.Metadata(url: source.url.absoluteString)
+    }
+
+    deinit {
+        if case .spooled(let fd, _) = phase { Syscalls.close(fd) }
+        // Dropped before the end (a reader that stopped early, an error, a cancelled task): what
+        // is spooled counts for the next run.
+        if uncommitted > 0 { try? commit(complete: false) }
+    }
+
+    private func event(_ event: HTTPCacheEvent) { source.options.onCacheEvent?(event) }
+
+    /// The options of the connections: the source's, without the cache.
+    private var networkOptions: HTTPOptions {
+        var options = source.options
+        options.cacheDirectory = nil
+        options.onProgress = nil
+        return options
+    }
+
+    private func connection(_ make: () -> HTTPByteSource) -> HTTPByteSource {
+        let connection = make()
+        connection.parent = source
+        return connection
+    }
+
+    /// The next bytes of the body, in order; 0 at the end.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard buffer.count > 0 else { return 0 }
+        while true {
+            switch phase {
+            case .idle:
+                do {
+                    try start()
+                } catch {
+                    phase = .failed(error)
+                    throw error
+                }
+            case .failed(let error): throw error
+            case .done: return 0
+            case .spooled(let fd, let remaining):
+                let n = try Syscalls.read(
+                    fd,
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, remaining)]),
+                    target: spool?.partPath ?? "the spool"
+                )
+                guard n > 0 else {
+                    Syscalls.close(fd)
+                    let error = JSONIOError(source: spool?.partPath ?? "the spool", message: "the spool ended early")
+                    phase = .failed(error)
+                    throw error
+                }
+                if remaining - n == 0 {
+                    Syscalls.close(fd)
+                    if let held = afterSpool, !held.isEmpty {
+                        phase = .held(held, offset: 0)
+                    } else {
+                        phase = network == nil ? .done : .network
+                    }
+                    afterSpool = nil
+                } else {
+                    phase = .spooled(fd: fd, remaining: remaining - n)
+                }
+                return handOut(n)
+            case .held(let bytes, let offset):
+                let n = min(buffer.count, bytes.count - offset)
+                bytes.withUnsafeBytes {
+                    buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n)
+                }
+                phase = offset + n == bytes.count ? .network : .held(bytes, offset: offset + n)
+                spoolWrite(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+                return handOut(n)
+            case .network:
+                let n = try network!.read(into: buffer)
+                if n == 0 {
+                    finishSpool()
+                    phase = .done
+                    return 0
+                }
+                spoolWrite(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+                return handOut(n)
+            }
+        }
+    }
+
+    private func handOut(_ n: Int) -> Int {
+        delivered += n
+        source.options.onProgress?(
+            HTTPProgress(
+                receivedBytes: delivered,
+                expectedBytes: meta.length ?? network?.resourceLength,
+                resumes: network?.retries ?? 0
+            )
+        )
+        return n
+    }
+
+    // MARK: Starting
+
+    /// Opens the entry and decides, asking the server when there is a spool, what comes first.
+    private func start() throws {
+        let directory = source.options.cacheDirectory!
+        do {
+            spool = try CacheSpool(directory: directory, url: url)
+        } catch {
+            event(.bypassed(reason: "cannot use \(directory): \(error)"))
+        }
+        guard let spool else {
+            if spoolIsLocked(directory) {
+                event(.bypassed(reason: "another process is downloading \(url) into \(directory)"))
+            }
+            try startFresh()
+            return
+        }
+        if let limit = source.options.cacheMaxBytes {
+            for (path, bytes) in CacheSpool.evict(in: directory, downTo: limit, keeping: spool.partPath) {
+                event(.evicted(spool: path, bytes: bytes))
+            }
+        }
+        let size = try spool.fileSize()
+        guard let stored = spool.metadata(for: url), stored.completeBytes <= size else {
+            if size > 0 {
+                event(.discarded(spool: spool.partPath, reason: "its metadata is missing or does not match it"))
+            }
+            try startFresh(cutting: spool)
+            return
+        }
+        if size > stored.completeBytes {
+            event(
+                .cutTornWrite(
+                    spool: spool.partPath,
+                    keptBytes: stored.completeBytes,
+                    droppedBytes: size - stored.completeBytes
+                )
+            )
+        }
+        try spool.cut(to: stored.completeBytes)
+        meta = stored
+        let identity = ResourceIdentity(
+            totalLength: stored.length,
+            etag: stored.etag,
+            lastModified: stored.lastModified
+        )
+        if stored.complete {
+            try revalidate(spool, identity: identity)
+        } else if stored.completeBytes > 0 && identity.validator != nil {
+            try resume(spool, identity: identity)
+        } else {
+            if stored.completeBytes > 0 {
+                event(
+                    .discarded(
+                        spool: spool.partPath,
+                        reason: "the server gave no ETag or Last-Modified to resume it safely"
+                    )
+                )
+            }
+            try startFresh(cutting: spool)
+        }
+    }
+
+    private func spoolIsLocked(_ directory: String) -> Bool {
+        FileManager.default.fileExists(atPath: directory + "/" + SHA256.hex(url.utf8) + ".part")
+    }
+
+    /// A download from the first byte, spooled (into `spool`, emptied) when there is one.
+    private func startFresh(cutting spool: CacheSpool? = nil) throws {
+        if let spool {
+            try spool.cut(to: 0)
+            spool.forget()
+            meta = CacheSpool.Metadata(url: url)
+            event(.started(spool: spool.partPath))
+        }
+        let options = networkOptions
+        network = connection { HTTPByteSource(url: source.url, options: options) }
+        phase = .network
+    }
+
+    /// A complete spool: asks whether it is current (`If-None-Match` / `If-Modified-Since`).
+    private func revalidate(_ spool: CacheSpool, identity: ResourceIdentity) throws {
+        let options = networkOptions
+        let check = connection {
+            HTTPByteSource(url: source.url, options: options, segment: nil, identity: nil)
+        }
+        check.conditional = identity
+        var first = [UInt8](repeating: 0, count: 64 << 10)
+        let n = try first.withUnsafeMutableBytes { try check.read(into: $0) }
+        if check.notModified {
+            event(.reused(spool: spool.partPath, bytes: meta.completeBytes))
+            try handOutSpool(spool, then: nil)
+            return
+        }
+        event(.discarded(spool: spool.partPath, reason: "the resource changed (the server sent it again)"))
+        try spool.cut(to: 0)
+        spool.forget()
+        meta = CacheSpool.Metadata(url: url)
+        network = check
+        phase = n > 0 ? .held(Array(first[..<n]), offset: 0) : .network
+        if n == 0 {
+            finishSpool()
+            phase = .done
+        }
+    }
+
+    /// An unfinished spool: asks for the rest (`Range` + `If-Range`) before handing out the
+    /// spooled bytes; a resource that changed, or cannot be resumed, starts over.
+    private func resume(_ spool: CacheSpool, identity: ResourceIdentity) throws {
+        let offset = meta.completeBytes
+        let options = networkOptions
+        let rest = connection {
+            HTTPByteSource(url: source.url, options: options, resumingAt: offset, identity: identity)
+        }
+        var first = [UInt8](repeating: 0, count: 64 << 10)
+        let n: Int
+        do {
+            n = try first.withUnsafeMutableBytes { try rest.read(into: $0) }
+        } catch let error as HTTPError where error.kind == .cannotResume {
+            event(.discarded(spool: spool.partPath, reason: error.reason))
+            try startFresh(cutting: spool)
+            return
+        }
+        event(.resuming(spool: spool.partPath, fromByte: offset))
+        network = rest
+        try handOutSpool(spool, then: n > 0 ? Array(first[..<n]) : nil)
+        if n == 0 {
+            network = nil
+            try commit(complete: true)  // everything was spooled; only the mark was missing
+        }
+    }
+
+    /// Hands out the spooled bytes from disk first, then `held`.
+    private func handOutSpool(_ spool: CacheSpool, then held: [UInt8]?) throws {
+        guard meta.completeBytes > 0 else {
+            phase = held.map { .held($0, offset: 0) } ?? (network == nil ? .done : .network)
+            return
+        }
+        let fd = try Syscalls.openForReading(spool.partPath)
+        afterSpool = held
+        phase = .spooled(fd: fd, remaining: meta.completeBytes)
+    }
+
+    // MARK: Spooling
+
+    /// Appends bytes just handed out from the network; commits the metadata every few MiB.
+    private func spoolWrite(_ bytes: UnsafeRawBufferPointer) {
+        guard let spool, !bytes.isEmpty else { return }
+        do {
+            try spool.append(bytes)
+            uncommitted += bytes.count
+            if commitIsDue() { try commit(complete: false) }
+        } catch {
+            event(.bypassed(reason: "cannot write \(spool.partPath): \(error); going on without the cache"))
+            self.spool = nil
+        }
+    }
+
+    /// Marks the spool complete.
+    private func finishSpool() {
+        guard let spool else { return }
+        do {
+            try commit(complete: true)
+            event(.completed(spool: spool.partPath, bytes: meta.completeBytes))
+        } catch {
+            event(.bypassed(reason: "cannot write \(spool.partPath): \(error)"))
+            self.spool = nil
+        }
+    }
+
+    /// Writes the metadata for what is spooled now (data first). A compressed transfer's offsets
+    /// are not the server's: it is recorded only once complete.
+    private func commit(complete: Bool) throws {
+        guard let spool else { return }
+        if let network, network.identity != nil {
+            meta.etag = network.resourceETag ?? meta.etag
+            meta.lastModified = network.resourceLastModified ?? meta.lastModified
+            meta.length = network.resourceLength ?? meta.length
+            if network.identity?.compressed == true && !complete { return }
+        }
+        meta.completeBytes = spool.written
+        meta.complete = complete
+        try spool.commit(meta)
+        uncommitted = 0
+        lastCommit = .now
+    }
+}
