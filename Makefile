@@ -20,7 +20,7 @@ BIN        := .build/release
 FUZZ_SECONDS ?= 60
 SMOKE_FUZZ_SECONDS ?= 30
 
-.PHONY: all deps build release test docs lint format bench-peers bench-segments demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
+.PHONY: all deps build release test docs lint format bench-peers bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
 
 all: build
 
@@ -77,7 +77,11 @@ bench: deps
 
 # Segmented download against a loopback server limited per connection: 1, 2 and 4 connections.
 bench-segments: release
-	@bash scripts/bench-segments.sh $(BIN)/yajl
+	@bash Benchmarks/segments.sh $(BIN)/yajl
+
+# NDJSON with and without --threads (stats, validate, extract), interleaved rounds.
+bench-threads: release
+	@python3 Benchmarks/ndjson-threads.py $(BIN)/yajl
 
 bench-quick: deps
 	$(SWIFT) build -c release --product YAJLBenchmarks

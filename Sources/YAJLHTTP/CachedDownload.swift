@@ -50,6 +50,13 @@ final class CachedDownload {
         if uncommitted > 0 { try? commit(complete: false) }
     }
 
+    /// The resource: as the network's response defined it, else as the spool's metadata says.
+    var identity: ResourceIdentity? {
+        if let known = network?.resource { return known }
+        guard meta.etag != nil || meta.lastModified != nil || meta.length != nil else { return nil }
+        return ResourceIdentity(totalLength: meta.length, etag: meta.etag, lastModified: meta.lastModified)
+    }
+
     private func event(_ event: HTTPCacheEvent) { source.options.onCacheEvent?(event) }
 
     /// The options of the connections: the source's, without the cache.

@@ -145,11 +145,15 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
 
     /// The resource's `ETag`, as the response that delivered the first body byte sent it (`nil`
     /// before that, or when the server sent none).
-    public var resourceETag: String? { identity?.etag }
+    public var resourceETag: String? { resource?.etag }
     /// The resource's `Last-Modified`, as the response that delivered the first body byte sent it.
-    public var resourceLastModified: String? { identity?.lastModified }
+    public var resourceLastModified: String? { resource?.lastModified }
     /// The body's length (`Content-Length`), when the server said and the body is not compressed.
-    public var resourceLength: Int? { identity?.totalLength }
+    public var resourceLength: Int? { resource?.totalLength }
+
+    /// What the resource is, as this source's connection, its segmented download's first
+    /// connection, or its cache knows it.
+    var resource: ResourceIdentity? { identity ?? segmented?.identity ?? cached?.identity }
 
     /// Whether `text` names an HTTP(S) resource.
     public static func isHTTPURL(_ text: String) -> Bool {

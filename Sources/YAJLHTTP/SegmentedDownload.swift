@@ -153,6 +153,8 @@ final class SegmentedDownload {
         case failed(any Error)
     }
     private var mode = Mode.idle
+    /// The resource, as the first connection's response defined it.
+    private(set) var identity: ResourceIdentity?
     private var current = 0
     private var consumed = 0
     private var delivered = 0
@@ -221,6 +223,7 @@ final class SegmentedDownload {
             mode = .failed(error)
             throw error
         }
+        identity = first.identity
         guard let identity = first.identity, identity.acceptsRanges, let length = identity.totalLength,
             length > options.segmentSize, identity.validator != nil || options.resumesWithoutValidator,
             !identity.compressed, n <= options.segmentSize

@@ -240,6 +240,19 @@ extension ToolScaleOutTests {
         #expect(remote.status == 0, "\(remote.stderr)")
         #expect(remote.stdout == local.stdout)
         #expect(server.requests.count > 8)
+        // A split of a URL names its validator, read over one connection or several.
+        for flags in [[], ["--segments", "2", "--segment-size", "512K"]] {
+            let out = Self.directory("split-url")
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let split = try ToolTests.run(
+                ["split", "$.results[*].id", server.url.absoluteString, "--out", out] + flags
+            )
+            #expect(split.status == 0, "\(split.stderr)")
+            #expect(try Self.joined(out) == local.stdout)
+            let validator = try #require(try Self.manifest(out)["validator"] as? [String: String])
+            #expect(validator["etag"]?.hasPrefix("\"v1-") == true, "\(flags)")
+            #expect(validator["last_modified"] != nil)
+        }
         let bad = try ToolTests.run(["stats", server.url.absoluteString, "--segments", "0"])
         #expect(bad.status == 2)
         #expect(

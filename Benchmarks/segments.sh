@@ -2,7 +2,7 @@
 # Segmented download against a loopback server limited per connection (as object stores are):
 # `yajl stats URL` with 1 connection, then with --segments 2 and 4, on the same generated document.
 # Prints wall time, throughput, the ratio to one connection and peak RSS. Usage:
-#   bash scripts/bench-segments.sh [YAJL] [SIZE] [RATE_PER_CONNECTION]     (default .build/release/yajl 64M 8000000)
+#   bash Benchmarks/segments.sh [YAJL] [SIZE] [RATE_PER_CONNECTION]     (default .build/release/yajl 64M 8000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 yajl=${1:-.build/release/yajl}
