@@ -318,11 +318,11 @@ final class CachedDownload {
     /// are not the server's: it is recorded only once complete.
     private func commit(complete: Bool) throws {
         guard let spool else { return }
-        if let network, network.identity != nil {
-            meta.etag = network.resourceETag ?? meta.etag
-            meta.lastModified = network.resourceLastModified ?? meta.lastModified
-            meta.length = network.resourceLength ?? meta.length
-            if network.identity?.compressed == true && !complete { return }
+        if let resource = network?.resource {
+            meta.etag = resource.etag ?? meta.etag
+            meta.lastModified = resource.lastModified ?? meta.lastModified
+            meta.length = resource.totalLength ?? meta.length
+            if resource.compressed && !complete { return }
         }
         meta.completeBytes = spool.written
         meta.complete = complete

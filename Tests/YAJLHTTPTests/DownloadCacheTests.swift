@@ -182,3 +182,30 @@ struct DownloadCacheTests {
         withExtendedLifetime(held) {}
     }
 }
+
+extension DownloadCacheTests {
+    @Test("with segments: spooled in order, resumed, then reused")
+    func segmentsAndTheCache() throws {
+        let server = try TestHTTPServer(serving: Self.document)
+        defer { server.stop() }
+        let directory = TemporaryFile("cache").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var options = Self.options(directory, Events())
+        options.segments = 3
+        options.segmentSize = 1 << 20
+        let first = try Self.read(server.url, options, stopAfter: 3 << 20)
+        #expect(Self.same(first, Array(Self.file.prefix(first.count))))
+        let meta = try Self.metadata(directory)
+        #expect(meta["etag"] as? String == "\"v1-\(Self.file.count)\"")
+        #expect(meta["complete_bytes"] as? Int == first.count)
+        let events = Events()
+        var again = Self.options(directory, events)
+        again.segments = 3
+        again.segmentSize = 1 << 20
+        #expect(Self.same(try Self.read(server.url, again)))
+        #expect(events.descriptions.first?.contains("from byte \(first.count)") == true)
+        let reused = Events()
+        #expect(Self.same(try Self.read(server.url, Self.options(directory, reused))))
+        #expect(reused.descriptions.contains { $0.contains("304") })
+    }
+}
