@@ -367,3 +367,105 @@ struct ParallelNDJSONTests {
         #expect(parallelError == serialError)
     }
 }
+
+extension ParallelNDJSONTests {
+    /// Strict NDJSON, line by line (no newlines): one value per non-blank line.
+    static func strictLines(seed: UInt64, lines: Int) -> [String] {
+        var generator = Generator(state: seed)
+        return (0..<lines).map { _ in
+            switch generator.next(15) {
+            case 0: return ""
+            case 1: return "   \r"
+            case 2: return "{\"long\":\"" + String(repeating: "cd", count: 200 + generator.next(200)) + "\"}"
+            default: return "{\"id\":\(generator.next(1000)),\"v\":" + generator.value(depth: 1) + "}"
+            }
+        }
+    }
+
+    static func strictDocument(seed: UInt64, lines: Int) -> String {
+        strictLines(seed: seed, lines: lines).joined(separator: "\n") + "\n"
+    }
+
+    static func unorderedRecords(_ text: String, _ paths: [String], threads: Int, blockSize: Int) -> ([String], String?)
+    {
+        var out: [(Int, String)] = []
+        do {
+            let reader = try JSONParallelRecordReader(
+                JSONFragment.self,
+                at: paths,
+                from: .text(text),
+                parallel: JSONParallelOptions(threads: threads, blockSize: blockSize, ordered: false)
+            )
+            do {
+                while let record = try reader.nextRecord() { out.append((record.byteOffset, describe(record))) }
+            } catch {
+                return (out.sorted { $0.0 < $1.0 }.map(\.1), "\(error)")
+            }
+        } catch {
+            return ([], "\(error)")
+        }
+        // Any order between blocks; sorted by where they start, they are the serial records.
+        return (out.sorted { $0.0 < $1.0 }.map(\.1), nil)
+    }
+
+    @Test("unordered: the serial records (by position), exact lines, offsets and indices", arguments: [1, 2, 5, 8])
+    func unorderedEqualsSerialAsASet(threads: Int) {
+        let text = Self.strictDocument(seed: 300 + UInt64(threads), lines: 500)
+        for paths in [["$"], ["$.id", "$..k0"]] {
+            let serial = Self.serialRecords(text, paths, JSONRecordOptions())
+            #expect(serial.1 == nil)
+            for size in [1024, 4096, 65536] {
+                let unordered = Self.unorderedRecords(text, paths, threads: threads, blockSize: size)
+                #expect(unordered.1 == nil, "threads \(threads), block \(size)")
+                // Records that start at the same offset (two queries) keep their serial order.
+                #expect(Set(unordered.0) == Set(serial.0), "threads \(threads), block \(size)")
+                #expect(unordered.0.count == serial.0.count)
+            }
+        }
+    }
+
+    @Test("unordered: what is not strict NDJSON is an error at its line, after every record before it")
+    func unorderedRefusesWhatIsNotStrict() throws {
+        var lines = Self.strictLines(seed: 9, lines: 400)
+        for (bad, expected) in [
+            (200, "line 201 holds 2 values"), (250, "line 251"), (300, "line 301 is longer than a block"),
+        ] {
+            var copy = lines
+            switch bad {
+            case 200: copy[bad] = #"{"id":1} {"id":2}"#
+            case 250: copy[bad] = #"{"id": ["#
+            default: copy[bad] = #"{"s":""# + String(repeating: "x", count: 5000) + #""}"#
+            }
+            let text = copy.joined(separator: "\n")
+            for threads in [1, 3] {
+                let result = Self.unorderedRecords(text, ["$.id"], threads: threads, blockSize: 2048)
+                #expect(result.1?.contains(expected) == true, "\(String((result.1 ?? "no error").prefix(300)))")
+                // Every record before the bad line came out.
+                let before = copy[..<bad].filter { $0.hasPrefix("{\"id\"") }.count
+                let lineNumbers = result.0.compactMap { entry in
+                    entry.split(separator: " ").first { $0.hasPrefix("L") }.flatMap { Int($0.dropFirst()) }
+                }
+                #expect(lineNumbers.filter { $0 <= bad }.count == before, "\(expected)")
+            }
+        }
+        lines.removeAll()
+        var options = JSONRecordOptions()
+        options.onBadLine = .skip
+        #expect(throws: JSONOptionError.self) {
+            _ = try JSONParallelRecordReader(
+                Row.self,
+                at: "$",
+                from: .text("1\n"),
+                options: options,
+                parallel: JSONParallelOptions(threads: 2, ordered: false)
+            )
+        }
+        #expect(throws: JSONOptionError.self) {
+            try JSONParser.validateInParallel(
+                .text("1\n"),
+                options: .init(allowMultipleValues: true),
+                parallel: JSONParallelOptions(threads: 2, ordered: false)
+            )
+        }
+    }
+}

@@ -196,6 +196,16 @@ struct ToolScaleOutTests {
                 #expect(parallel.stdout == serial.stdout, "\(command) --threads \(threads)")
             }
         }
+        // --unordered: the same values, in any block order.
+        let serialIDs = try ToolTests.run(["extract", "$.id", ndjson.path, "--allow-multiple-values", "--quiet"])
+        let unordered = try ToolTests.run(
+            [
+                "extract", "$.id", ndjson.path, "--allow-multiple-values", "--threads", "3", "--block-size", "4K",
+                "--unordered", "--quiet",
+            ]
+        )
+        #expect(unordered.status == 0, "\(unordered.stderr)")
+        #expect(unordered.stdout.split(separator: "\n").sorted() == serialIDs.stdout.split(separator: "\n").sorted())
         lines[3000] = #"{"id": 3000, "name": nope}"#
         let broken = TemporaryFile("threads-broken.ndjson")
         defer { broken.remove() }

@@ -22,14 +22,25 @@ public struct JSONParallelOptions: Sendable, Hashable {
     /// waiting). `nil` (the default) means twice ``threads``.
     public var maxBlocksInFlight: Int? = nil
 
-    /// The defaults: one thread per core, 1 MiB blocks, two blocks in flight per thread.
+    /// Records in input order (the default), or (`false`) each block's records as soon as the
+    /// block is parsed, whichever block that is: the caller never waits for a slow block while
+    /// later ones are done. Only ``JSONParallelRecordReader`` reads unordered; it then needs
+    /// **strict NDJSON**: every non-blank line one whole value (a line that ends inside its value,
+    /// or holds two, is an error at that line), no line longer than ``blockSize``, and
+    /// ``JSONRecordOptions/onBadLine`` `.stop`. Lines, byte offsets and value indices stay exact;
+    /// the error thrown is still the input's first, after every record before it, but records of
+    /// blocks after it may already have been handed out.
+    public var ordered = true
+
+    /// The defaults: one thread per core, 1 MiB blocks, two blocks in flight per thread, in order.
     public init() {}
 
-    /// Options with the given thread count and block size.
-    public init(threads: Int, blockSize: Int = 1 << 20, maxBlocksInFlight: Int? = nil) {
+    /// Options with the given thread count, block size, window and order.
+    public init(threads: Int, blockSize: Int = 1 << 20, maxBlocksInFlight: Int? = nil, ordered: Bool = true) {
         self.threads = threads
         self.blockSize = blockSize
         self.maxBlocksInFlight = maxBlocksInFlight
+        self.ordered = ordered
     }
 
     /// The allowed ``threads``.

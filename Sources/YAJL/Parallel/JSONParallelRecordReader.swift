@@ -9,11 +9,15 @@ final class RecordBlockTask<Record: Decodable>: ParallelBlockTask {
     /// The error that ends the input here, after ``records``.
     private(set) var failure: (any Error)?
 
-    init(block: LineBlock, queries: [JSONPathQuery], options: JSONRecordOptions) {
+    /// The values before the block (strict NDJSON, unordered: its non-blank lines before it).
+    let valuesBefore: Int
+
+    init(block: LineBlock, queries: [JSONPathQuery], options: JSONRecordOptions, unordered: Bool) {
         report = JSONRecordReport(maxKept: options.maxKeptFailures)
         decoder = RecordDecoder(options: options, report: report)
+        valuesBefore = block.valuesBefore
         do {
-            let parser = try RecordParser(queries: queries, options: options, report: report)
+            let parser = try RecordParser(queries: queries, options: options, report: report, strictLines: unordered)
             if block.index > 0 { parser.rebase(offset: block.offset, line: block.line) }
             self.parser = parser
         } catch {
@@ -21,6 +25,7 @@ final class RecordBlockTask<Record: Decodable>: ParallelBlockTask {
             failure = error
         }
         parse(block.bytes)
+        if unordered { finish() }  // every line stands alone: the block is its own input
     }
 
     func parse(_ bytes: UnsafeRawBufferPointer) {
@@ -56,6 +61,7 @@ final class RecordBlockTask<Record: Decodable>: ParallelBlockTask {
 
     var isBetweenValues: Bool { parser?.isBetweenValues ?? true }
     var hasEnded: Bool { failure != nil || parser?.isDone ?? true }
+    var hasFailed: Bool { failure != nil }
     var topLevelValueCount: Int { parser?.topLevelValueCount ?? 0 }
 }
 
@@ -76,6 +82,9 @@ final class RecordBlockTask<Record: Decodable>: ParallelBlockTask {
 /// ``JSONRecordOptions/onBadLine`` `.skip` (each block skips its own bad lines, reported in
 /// order), ``JSONRecordOptions/onDecodingFailure``, ``JSONRecordOptions/limit``.
 ///
+/// With ``JSONParallelOptions/ordered`` off, each block's records come as soon as the block is
+/// parsed, for strict NDJSON (one whole value per non-blank line); see that option.
+///
 /// Dropping the reader stops the workers after their current block and releases the source.
 public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
     private let engine: ParallelBlockEngine<RecordBlockTask<Record>>
@@ -87,6 +96,7 @@ public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
     private var valuesBefore = 0
     private var delivered = 0
     private var ended = false
+    private let unordered: Bool
 
     /// A reader of the values at any of `paths` in the NDJSON of `source`.
     /// - Throws: ``JSONPathSyntaxError`` for an invalid path, ``JSONOptionError`` for options out
@@ -104,13 +114,21 @@ public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
         try options.parser.validate()
         try options.parser.checkSplittable()
         try parallel.validate()
+        if !parallel.ordered && options.onBadLine != .stop {
+            throw JSONOptionError(
+                option: "JSONRecordOptions.onBadLine",
+                value: "skip",
+                allowed: "stop to read unordered (or set JSONParallelOptions.ordered)"
+            )
+        }
+        unordered = !parallel.ordered
         let queries = try paths.map(JSONPathQuery.init)
         try RecordParser.validate(queries)
         report = JSONRecordReport(maxKept: options.maxKeptFailures)
         limit = options.limit
-        let blockOptions = options
+        let (blockOptions, unordered) = (options, self.unordered)
         engine = ParallelBlockEngine(source: source, options: parallel) { block in
-            RecordBlockTask(block: block, queries: queries, options: blockOptions)
+            RecordBlockTask(block: block, queries: queries, options: blockOptions, unordered: unordered)
         }
     }
 
@@ -144,7 +162,7 @@ public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
                         value: record.value,
                         path: record.path,
                         queryIndex: record.queryIndex,
-                        topLevelIndex: record.topLevelIndex + valuesBefore,
+                        topLevelIndex: record.topLevelIndex + (unordered ? task.valuesBefore : valuesBefore),
                         line: record.line,
                         byteOffset: record.byteOffset
                     )
@@ -184,7 +202,7 @@ public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
         guard let task = open else { return }
         open = nil
         report.absorbSkips(of: task.report)
-        report.setBytesRead(task.report.bytesRead)
+        report.setBytesRead(max(report.bytesRead, task.report.bytesRead))
         valuesBefore += task.topLevelValueCount
         task.records = []
     }

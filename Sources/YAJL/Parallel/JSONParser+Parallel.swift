@@ -33,6 +33,7 @@ final class EventBlockTask<Handler: JSONEventHandler>: ParallelBlockTask {
 
     var isBetweenValues: Bool { parser.openDepth == 0 }
     var hasEnded: Bool { failure != nil || parser.state != .parsing }
+    var hasFailed: Bool { failure != nil }
 }
 
 extension JSONParser {
@@ -108,6 +109,14 @@ extension JSONParser {
         try options.validate()
         try options.checkSplittable()
         try parallel.validate()
+        guard parallel.ordered else {
+            throw JSONOptionError(
+                option: "JSONParallelOptions.ordered",
+                value: "false",
+                allowed:
+                    "true for parseInParallel and validateInParallel (only JSONParallelRecordReader reads unordered)"
+            )
+        }
         let engine = ParallelBlockEngine<EventBlockTask<Handler>>(source: source, options: parallel) { block in
             EventBlockTask(block: block, options: options, handler: makeHandler(), deliversEvents: deliversEvents)
         }

@@ -24,14 +24,26 @@ final class LineBlock: @unchecked Sendable {
     let startsInsideLine: Bool
     let storage: BlockStorage
     let count: Int
+    /// For strict NDJSON (unordered reading): the non-blank lines before the block, which are
+    /// the values before it.
+    let valuesBefore: Int
 
-    init(index: Int, offset: Int, line: Int, startsInsideLine: Bool, storage: BlockStorage, count: Int) {
+    init(
+        index: Int,
+        offset: Int,
+        line: Int,
+        startsInsideLine: Bool,
+        storage: BlockStorage,
+        count: Int,
+        valuesBefore: Int = 0
+    ) {
         self.index = index
         self.offset = offset
         self.line = line
         self.startsInsideLine = startsInsideLine
         self.storage = storage
         self.count = count
+        self.valuesBefore = valuesBefore
     }
 
     /// An empty input's only block.
@@ -57,10 +69,14 @@ struct LineBlockReader {
     private var line = 1
     private var nextStartsInsideLine = false
     private var ended = false
+    /// Strict NDJSON: count the non-blank lines (the values) and refuse a line longer than a block.
+    private let strict: Bool
+    private var values = 0
 
-    init(source: any JSONByteSource, blockSize: Int) {
+    init(source: any JSONByteSource, blockSize: Int, strict: Bool = false) {
         self.source = source
         self.blockSize = blockSize
+        self.strict = strict
         tail = .allocate(byteCount: blockSize, alignment: 16)
     }
 
@@ -91,6 +107,17 @@ struct LineBlockReader {
                 count = newline + 1
                 tailCount = filled - count
                 tail.baseAddress!.copyMemory(from: buffer.baseAddress! + count, byteCount: tailCount)
+            } else if strict {
+                throw JSONParseError(
+                    kind: .tokenLimitExceeded,
+                    message:
+                        "line \(line) is longer than a block (\(blockSize) bytes): reading unordered needs every line within one block",
+                    limitOption: "JSONParallelOptions.blockSize",
+                    byteOffset: offset + filled,
+                    line: line,
+                    column: filled + 1,
+                    path: nil
+                )
             } else {
                 nextStartsInsideLine = true  // a line longer than a block: cut inside it
             }
@@ -101,11 +128,13 @@ struct LineBlockReader {
             line: line,
             startsInsideLine: startsInsideLine,
             storage: storage,
-            count: count
+            count: count,
+            valuesBefore: values
         )
         nextIndex += 1
         offset += count
         line += Self.newlines(in: block.bytes)
+        if strict { values += Self.nonBlankLines(in: block.bytes) }
         return block
     }
 
@@ -117,6 +146,23 @@ struct LineBlockReader {
             if bytes[index] == UInt8(ascii: "\n") { return index }
         }
         return nil
+    }
+
+    /// How many lines of `bytes` hold something besides JSON white space (the last one may lack
+    /// its newline).
+    static func nonBlankLines(in bytes: UnsafeRawBufferPointer) -> Int {
+        var count = 0
+        var content = false
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\n"):
+                if content { count += 1 }
+                content = false
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"): break
+            default: content = true
+            }
+        }
+        return content ? count + 1 : count
     }
 
     /// How many `\n` are in `bytes`: eight bytes at a time (each byte equal to `\n` becomes a

@@ -12,6 +12,8 @@ protocol ParallelBlockTask: AnyObject {
     var isBetweenValues: Bool { get }
     /// The parse failed or was stopped: nothing after it is to be parsed or delivered.
     var hasEnded: Bool { get }
+    /// The parse failed (its error ends the input).
+    var hasFailed: Bool { get }
 }
 
 /// What ``ParallelBlockEngine/next()`` hands to the caller.
@@ -72,6 +74,14 @@ private final class BlockWorkQueue<Task: ParallelBlockTask>: @unchecked Sendable
         }
     }
 
+    /// The caller, reading unordered: the parsed block with the lowest index, waiting for one.
+    func takeAny() -> (task: Task, block: LineBlock) {
+        condition.withLock {
+            while parsed.isEmpty { condition.wait() }
+            return parsed.removeValue(forKey: parsed.keys.min()!)!
+        }
+    }
+
     /// Either side: stop; the workers end after their current block.
     func cancel() {
         condition.withLock {
@@ -109,13 +119,20 @@ final class ParallelBlockEngine<Task: ParallelBlockTask> {
     private var done = false
     /// Worker threads running; 0 when none could start (blocks are then parsed by the caller).
     private let workers: Int
+    /// Blocks handed out as soon as they are parsed (strict NDJSON: every block stands alone).
+    private let unordered: Bool
+    /// Unordered: the blocks read and not yet handed out or discarded.
+    private var pending = Set<Int>()
+    /// Unordered: the first block known to have failed, handed out once every block before it is.
+    private var heldFailure: (task: Task, index: Int)?
 
     init(
         source: any JSONByteSource,
         options: JSONParallelOptions,
         makeTask: @escaping @Sendable (LineBlock) -> Task
     ) {
-        reader = LineBlockReader(source: source, blockSize: options.blockSize)
+        unordered = !options.ordered
+        reader = LineBlockReader(source: source, blockSize: options.blockSize, strict: !options.ordered)
         self.makeTask = makeTask
         window = options.window
         var started = 0
@@ -138,6 +155,7 @@ final class ParallelBlockEngine<Task: ParallelBlockTask> {
     /// a task that has ended (failed or stopped).
     func next() throws -> ParallelStep<Task>? {
         if done { return nil }
+        if unordered { return try nextUnordered() }
         if let current, current.hasEnded {
             done = true
             queue.cancel()
@@ -164,6 +182,42 @@ final class ParallelBlockEngine<Task: ParallelBlockTask> {
         return .parsed(task, continued: false)
     }
 
+    /// Unordered (strict NDJSON, each block finished by its worker): the next parsed block,
+    /// whichever it is; a failed block waits until every block before it has been handed out,
+    /// and ends the input (blocks after it that are not out yet are dropped).
+    private func nextUnordered() throws -> ParallelStep<Task>? {
+        while true {
+            if let held = heldFailure, pending.min() == held.index {
+                done = true
+                queue.cancel()
+                return .parsed(held.task, continued: false)
+            }
+            if heldFailure == nil { fill() }
+            if readingDone && pending.isEmpty {
+                done = true
+                queue.cancel()
+                if let readFailure { throw readFailure }
+                return nil
+            }
+            let (task, block) = queue.takeAny()
+            inFlight -= 1
+            spare.append(block.storage)
+            if let held = heldFailure, block.index > held.index {
+                pending.remove(block.index)  // after the first error: never handed out
+                continue
+            }
+            if task.hasFailed {
+                heldFailure = (task, block.index)
+                readingDone = true
+                readFailure = nil  // a read error after this block is not the first
+                pending = pending.filter { $0 <= block.index }
+                continue
+            }
+            pending.remove(block.index)
+            return .parsed(task, continued: false)
+        }
+    }
+
     /// Reads blocks until the window is full or the input has ended.
     private func fill() {
         while !readingDone && inFlight < window {
@@ -174,6 +228,7 @@ final class ParallelBlockEngine<Task: ParallelBlockTask> {
                     return
                 }
                 inFlight += 1
+                if unordered { pending.insert(block.index) }
                 if workers > 0 {
                     queue.submit(block)
                 } else {

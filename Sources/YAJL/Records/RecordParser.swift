@@ -16,6 +16,9 @@ final class RecordParser {
 
     /// NDJSON read line by line, malformed lines skipped (``JSONRecordOptions/BadLinePolicy/skip``).
     private let lineMode: Bool
+    /// Strict NDJSON (unordered parallel blocks): line by line, exactly one value per non-blank
+    /// line, and the first bad line ends the input instead of being skipped.
+    private let strictLines: Bool
     private let parserOptions: JSONParser.Options
     private let maxLineBytes: Int
     /// The start of a line whose end has not been read yet.
@@ -28,7 +31,12 @@ final class RecordParser {
     /// The input has ended without anything for the current parser to finish (blank lines).
     private var inputEnded = false
 
-    init(queries: [JSONPathQuery], options: JSONRecordOptions, report: JSONRecordReport) throws {
+    init(
+        queries: [JSONPathQuery],
+        options: JSONRecordOptions,
+        report: JSONRecordReport,
+        strictLines: Bool = false
+    ) throws {
         try Self.validate(queries)
         capture = try RecordCapture(
             queries: queries,
@@ -38,7 +46,8 @@ final class RecordParser {
         // Records carry their paths (and decoding errors name them), so paths are always tracked.
         var parserOptions = options.parser
         parserOptions.tracksPath = true
-        lineMode = options.onBadLine == .skip
+        self.strictLines = strictLines
+        lineMode = options.onBadLine == .skip || strictLines
         if lineMode { parserOptions.allowMultipleValues = true }
         self.parserOptions = parserOptions
         maxLineBytes = options.maxBufferedBytes
@@ -148,10 +157,22 @@ final class RecordParser {
         let mark = capture.lineMark
         let number = lineNumber
         let start = lineStart
+        let valuesBefore = parser.topLevelValueCount
         lineStart += line.count
         if line.last == UInt8(ascii: "\n") { lineNumber += 1 }
         do {
             if !line.isEmpty { try feeder.feed(line, to: parser) }
+            if strictLines && parser.topLevelValueCount - valuesBefore > 1 {
+                throw JSONParseError(
+                    kind: .unexpectedToken,
+                    message:
+                        "line \(number) holds \(parser.topLevelValueCount - valuesBefore) values (unordered parallel parsing needs one value per line: set JSONParallelOptions.ordered)",
+                    byteOffset: start,
+                    line: number,
+                    column: 1,
+                    path: nil
+                )
+            }
             guard parser.state == .parsing else { return }  // stopped: a limit, or nothing more can match
             if endsInput {
                 if parser.topLevelValueCount == valuesAtTakeover && parser.openDepth == 0 {
@@ -169,6 +190,8 @@ final class RecordParser {
                     path: nil
                 )
             }
+        } catch let error as JSONParseError where strictLines {
+            failure = error  // strict: the first bad line ends the input, after the lines before it
         } catch let error as JSONParseError {
             capture.dropLine(since: mark)
             report.skippedLine(JSONBadLine(line: number, byteOffset: start, error: error))

@@ -41,6 +41,11 @@ let extractCommand = Command(
             $0.values["--progress"] = "1"
         },
         .flag("--quiet", "never show the progress line") { $0.values["--quiet"] = "1" },
+        .flag("--unordered", "with --threads: each block's values as soon as it is parsed (strict NDJSON)") {
+            var parallel = $0.parallel ?? JSONParallelOptions()
+            parallel.ordered = false
+            $0.parallel = parallel
+        },
     ] + parallelOptionSpecs,
     maxInputs: Int.max
 ) { settings in
