@@ -164,27 +164,21 @@ public final class HTTPByteSource: JSONByteSource, AsyncJSONByteSource, Interrup
 
     /// Reads the next body bytes into `buffer`, blocking; 0 at the end of the body.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        if options.cacheDirectory != nil {
-            if cached == nil {
+        if options.cacheDirectory != nil || options.segments > 1 {
+            if cached == nil && segmented == nil {
                 do {
                     try options.validate()
                 } catch let error as HTTPError {
                     throw fail(error.kind, error.reason)
                 }
-                cached = CachedDownload(source: self)
-            }
-            return try cached!.read(into: buffer)
-        }
-        if options.segments > 1 {
-            if segmented == nil {
-                do {
-                    try options.validate()
-                } catch let error as HTTPError {
-                    throw fail(error.kind, error.reason)
+                // The cache reads the network through sources of its own (segmented when asked).
+                if options.cacheDirectory != nil {
+                    cached = CachedDownload(source: self)
+                } else {
+                    segmented = SegmentedDownload(source: self)
                 }
-                segmented = SegmentedDownload(source: self)
             }
-            return try segmented!.read(into: buffer)
+            return try cached?.read(into: buffer) ?? segmented!.read(into: buffer)
         }
         do {
             return try readOnce(into: buffer)

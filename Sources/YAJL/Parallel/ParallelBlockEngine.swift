@@ -175,7 +175,7 @@ final class ParallelBlockEngine<Task: ParallelBlockTask> {
         inFlight -= 1
         defer { spare.append(block.storage) }
         if let current, !current.isBetweenValues || block.startsInsideLine {
-            current.parse(block.bytes)  // the value goes on across the cut: this block is its
+            current.parse(block.bytes)  // a value goes on across the cut: that task parses this block
             return .parsed(current, continued: true)
         }
         current = task
