@@ -3,9 +3,10 @@ import YAJL
 
 /// One download cache entry on disk: `<sha256 of the URL>.part`, the body's first bytes in order,
 /// and `<…>.meta`, what they are (URL, validators, length, bytes complete). The metadata is written
-/// after the data it counts has been synced, to a temporary file renamed over the old one, so it
-/// never counts a byte that is not on disk: whatever a crash left past its count is a torn write,
-/// cut off when the entry is opened again.
+/// after the data it counts (to a temporary file renamed over the old one), with two counts: the
+/// bytes written (which survive the process, so they count on the same boot: `boot_id`) and the
+/// bytes synced to disk (which also survive a power loss, and count after a reboot). Whatever lies
+/// past the count that applies is a possibly torn write, cut off when the entry is opened again.
 ///
 /// The `.part` file is locked (`flock`) while an entry is open, so two processes never write one
 /// spool.
@@ -16,11 +17,27 @@ final class CacheSpool {
         var etag: String?
         var lastModified: String?
         var length: Int?
-        /// Bytes of `.part` that are the body's first bytes (later ones are a torn write).
+        /// Bytes of `.part` that are the body's first bytes, on this boot (later ones may be torn).
         var completeBytes = 0
+        /// Of those, the bytes synced to disk: what counts after a reboot.
+        var syncedBytes = 0
+        /// The boot the counts were written on (Linux's `boot_id`).
+        var bootID: String? = CacheSpool.bootID
         /// The whole body is spooled.
         var complete = false
+
+        /// The bytes that count now: all written on this boot, else only the synced ones.
+        var trustedBytes: Int {
+            bootID != nil && bootID == CacheSpool.bootID ? completeBytes : min(completeBytes, syncedBytes)
+        }
     }
+
+    /// This boot's identity (`/proc/sys/kernel/random/boot_id`), or `nil` where there is none.
+    static let bootID: String? = {
+        guard let data = FileManager.default.contents(atPath: "/proc/sys/kernel/random/boot_id") else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }()
 
     let partPath: String
     let metaPath: String
@@ -60,6 +77,8 @@ final class CacheSpool {
             lastModified: text("last_modified"),
             length: value["length"]?.int64Value.map { Int($0) },
             completeBytes: Int(complete),
+            syncedBytes: value["synced_bytes"]?.int64Value.map { Int($0) } ?? 0,
+            bootID: text("boot_id"),
             complete: value["complete"]?.boolValue ?? false
         )
     }
@@ -79,15 +98,21 @@ final class CacheSpool {
         written += bytes.count
     }
 
-    /// Records that the first `meta.completeBytes` bytes are on disk: syncs `.part`, then
-    /// replaces `.meta` atomically.
-    func commit(_ meta: Metadata) throws {
-        try Syscalls.syncData(fd, target: partPath)
+    /// Records that the first `meta.completeBytes` bytes are written (with `sync`, synced to disk
+    /// first, and so counted in `syncedBytes` too), replacing `.meta` atomically.
+    func commit(_ meta: inout Metadata, sync: Bool) throws {
+        if sync {
+            try Syscalls.syncData(fd, target: partPath)
+            meta.syncedBytes = meta.completeBytes
+        }
+        meta.bootID = Self.bootID
         var text = "{\"url\":\(Self.quoted(meta.url))"
         if let etag = meta.etag { text += ",\"etag\":\(Self.quoted(etag))" }
         if let date = meta.lastModified { text += ",\"last_modified\":\(Self.quoted(date))" }
         if let length = meta.length { text += ",\"length\":\(length)" }
-        text += ",\"complete_bytes\":\(meta.completeBytes),\"complete\":\(meta.complete)}\n"
+        text += ",\"complete_bytes\":\(meta.completeBytes),\"synced_bytes\":\(meta.syncedBytes)"
+        if let boot = meta.bootID { text += ",\"boot_id\":\(Self.quoted(boot))" }
+        text += ",\"complete\":\(meta.complete)}\n"
         let temporary = metaPath + ".tmp"
         let metaFD = try Syscalls.createForWriting(temporary)
         defer { Syscalls.close(metaFD) }

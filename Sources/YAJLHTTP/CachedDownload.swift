@@ -27,14 +27,19 @@ final class CachedDownload {
     private var meta: CacheSpool.Metadata
     private var network: HTTPByteSource?
     private var delivered = 0
-    /// Bytes spooled since the metadata was last written, and when it was.
+    /// Bytes spooled since the metadata last counted them, and since it last counted them synced.
     private var uncommitted = 0
+    private var unsynced = 0
     private var lastCommit = ContinuousClock.now
-    /// The metadata is written (after syncing the data) once at least 1 MiB is new and half a
-    /// second has passed, or 64 MiB are new: a crash loses at most that much, a fast download
-    /// syncs rarely.
-    private func commitIsDue() -> Bool {
-        uncommitted >= 64 << 20 || (uncommitted >= 1 << 20 && ContinuousClock.now - lastCommit >= .milliseconds(500))
+    private var lastSync = ContinuousClock.now
+
+    /// The metadata counts the bytes written every 64 KiB and tenth of a second (a killed process
+    /// loses at most that much: the next run fetches it again), and the bytes synced to disk every
+    /// MiB and half second, or 64 MiB (what a power loss can cost), so a fast download syncs rarely.
+    private func commitIsDue() -> (due: Bool, sync: Bool) {
+        let now = ContinuousClock.now
+        let sync = unsynced >= 64 << 20 || (unsynced >= 1 << 20 && now - lastSync >= .milliseconds(500))
+        return (sync || (uncommitted >= 64 << 10 && now - lastCommit >= .milliseconds(100)), sync)
     }
 
     init(source: HTTPByteSource) {
@@ -47,7 +52,7 @@ final class CachedDownload {
         if case .spooled(let fd, _) = phase { Syscalls.close(fd) }
         // Dropped before the end (a reader that stopped early, an error, a cancelled task): what
         // is spooled counts for the next run.
-        if uncommitted > 0 { try? commit(complete: false) }
+        if uncommitted > 0 { try? commit(complete: false, sync: true) }
     }
 
     /// The resource: as the network's response defined it, else as the spool's metadata says.
@@ -167,13 +172,15 @@ final class CachedDownload {
             }
         }
         let size = try spool.fileSize()
-        guard let stored = spool.metadata(for: url), stored.completeBytes <= size else {
+        guard var stored = spool.metadata(for: url), stored.trustedBytes <= size else {
             if size > 0 {
                 event(.discarded(spool: spool.partPath, reason: "its metadata is missing or does not match it"))
             }
             try startFresh(cutting: spool)
             return
         }
+        stored.completeBytes = stored.trustedBytes  // after a reboot: only what was synced
+        stored.complete = stored.complete && stored.syncedBytes == stored.completeBytes
         if size > stored.completeBytes {
             event(
                 .cutTornWrite(
@@ -272,7 +279,7 @@ final class CachedDownload {
         try handOutSpool(spool, then: n > 0 ? Array(first[..<n]) : nil)
         if n == 0 {
             network = nil
-            try commit(complete: true)  // everything was spooled; only the mark was missing
+            try commit(complete: true, sync: true)  // everything was spooled; only the mark was missing
         }
     }
 
@@ -295,7 +302,9 @@ final class CachedDownload {
         do {
             try spool.append(bytes)
             uncommitted += bytes.count
-            if commitIsDue() { try commit(complete: false) }
+            unsynced += bytes.count
+            let (due, sync) = commitIsDue()
+            if due { try commit(complete: false, sync: sync) }
         } catch {
             event(.bypassed(reason: "cannot write \(spool.partPath): \(error); going on without the cache"))
             self.spool = nil
@@ -306,7 +315,7 @@ final class CachedDownload {
     private func finishSpool() {
         guard let spool else { return }
         do {
-            try commit(complete: true)
+            try commit(complete: true, sync: true)
             event(.completed(spool: spool.partPath, bytes: meta.completeBytes))
         } catch {
             event(.bypassed(reason: "cannot write \(spool.partPath): \(error)"))
@@ -314,9 +323,9 @@ final class CachedDownload {
         }
     }
 
-    /// Writes the metadata for what is spooled now (data first). A compressed transfer's offsets
-    /// are not the server's: it is recorded only once complete.
-    private func commit(complete: Bool) throws {
+    /// Writes the metadata for what is spooled now (data first; with `sync`, synced first). A
+    /// compressed transfer's offsets are not the server's: it is recorded only once complete.
+    private func commit(complete: Bool, sync: Bool) throws {
         guard let spool else { return }
         if let resource = network?.resource {
             meta.etag = resource.etag ?? meta.etag
@@ -326,8 +335,12 @@ final class CachedDownload {
         }
         meta.completeBytes = spool.written
         meta.complete = complete
-        try spool.commit(meta)
+        try spool.commit(&meta, sync: sync)
         uncommitted = 0
         lastCommit = .now
+        if sync {
+            unsynced = 0
+            lastSync = .now
+        }
     }
 }

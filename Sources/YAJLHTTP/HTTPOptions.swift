@@ -59,7 +59,8 @@ public struct HTTPOptions: Sendable {
 
     /// A directory for a resumable download cache, or `nil` (the default) for none. The body is
     /// spooled to `<dir>/<sha256 of the URL>.part` while it is parsed, with `<…>.meta` beside it
-    /// (URL, validator, length, bytes complete), flushed in order: data first, then the metadata.
+    /// (URL, validator, length, bytes written and bytes synced), written in order: data first,
+    /// then the metadata; written bytes count on the same boot, synced ones after a reboot.
     /// After a crash, the next transfer of the URL parses the spooled bytes from disk first and
     /// fetches only the rest (`Range` + `If-Range`, asked before any spooled byte is handed out);
     /// bytes past the metadata's count (a torn write) are cut off, never parsed. A changed
