@@ -30,7 +30,6 @@ let parallelOptionSpecs: [OptionSpec] = [
         var parallel = settings.parallel ?? JSONParallelOptions()
         parallel.threads = threads
         settings.parallel = parallel
-        settings.values["--threads"] = text
     },
     .size("--block-size", "with --threads: bytes per block, cut at its last newline (default 1M, from 1K)") {
         settings,

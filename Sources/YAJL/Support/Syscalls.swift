@@ -97,11 +97,6 @@ package enum Syscalls {
         _ = try retryingOnInterrupt(.write, target()) { Int(lseek(fd, off_t(length), SEEK_SET)) }
     }
 
-    /// Moves the offset of `fd` to `offset`.
-    package static func seek(_ fd: Int32, to offset: Int, target: @autoclosure () -> String) throws(JSONIOError) {
-        _ = try retryingOnInterrupt(.read, target()) { Int(lseek(fd, off_t(offset), SEEK_SET)) }
-    }
-
     /// The size of the file `fd`.
     package static func size(of fd: Int32, target: @autoclosure () -> String) throws(JSONIOError) -> Int {
         var info = stat()
