@@ -263,7 +263,8 @@ final class SegmentedDownload {
                 }
             )
         else {
-            mode = .single(first)  // no thread: one connection
+            first.segment = nil  // no thread: one connection, for the whole body
+            mode = .single(first)
             return handOut(n, resumes: first.retries)
         }
         mode = .segmented(window)
