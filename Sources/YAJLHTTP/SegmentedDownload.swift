@@ -253,13 +253,13 @@ final class SegmentedDownload {
                 window.fetch(slot, with: connection)
             }
         }
-        let connection = UnsafeTransfer(first)
+        let handOff = FirstConnection(first)
         guard
             Syscalls.startDetachedThread(
                 stackSize: 1 << 20,
                 {
-                    window.fetch(firstSlot, with: connection.value)
-                    fetchRest()
+                    if let connection = handOff.take() { window.fetch(firstSlot, with: connection) }
+                    fetchRest()  // the first connection is closed by now, not held while the rest runs
                 }
             )
         else {
@@ -277,6 +277,18 @@ final class SegmentedDownload {
             consumed = 0
         }
         return handOut(n, resumes: 0)
+    }
+}
+
+/// The first connection, handed to the worker that reads the first segment, which lets it go
+/// (closing it) once that segment is read.
+final class FirstConnection: @unchecked Sendable {
+    private var connection: HTTPByteSource?
+    init(_ connection: HTTPByteSource) { self.connection = connection }
+    /// The connection, once; the box no longer holds it.
+    func take() -> HTTPByteSource? {
+        defer { connection = nil }
+        return connection
     }
 }
 
