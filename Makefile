@@ -17,6 +17,17 @@ DEMO_DIR   ?= demo-data
 DEMO_SIZE  ?= 256M
 BIN        := .build/release
 
+# Release builds link the Swift runtime and Foundation statically (--static-swift-stdlib), with
+# lld, relative relocations packed (DT_RELR, glibc 2.36 and later) and identical code folded. The
+# dynamic loader then has about 40 libraries' worth of symbol lookups and relocated pages less to
+# do: `yajl validate` on a small file starts in 4.8 ms of CPU instead of 12, and peaks at about
+# 10.3 MiB instead of 18.5 (Docs/Performance.md, "Process size"). The executable stays
+# position-independent (ASLR). RELEASE_FLAGS= gives the toolchain's default dynamic build.
+RELR_OK := $(shell ldd --version 2>/dev/null | head -1 | awk '{split($$NF, v, "."); if (v[1] > 2 || (v[1] == 2 && v[2] >= 36)) print "yes"}')
+RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker --icf=all \
+  $(if $(RELR_OK),-Xlinker -z -Xlinker pack-relative-relocs)
+SWIFT_RELEASE = $(SWIFT) build -c release $(RELEASE_FLAGS)
+
 FUZZ_SECONDS ?= 60
 SMOKE_FUZZ_SECONDS ?= 30
 
@@ -31,7 +42,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release --product yajl
+	$(SWIFT_RELEASE) --product yajl
 
 # Tests run one at a time: the memory checks read the process's peak RSS, which tests running
 # side by side would inflate.
@@ -72,7 +83,7 @@ demo: release
 	@bash scripts/demo.sh "$(BIN)/yajl" "$(DEMO_DIR)" "$(DEMO_SIZE)"
 
 bench: deps
-	$(SWIFT) build -c release --product YAJLBenchmarks
+	$(SWIFT_RELEASE) --product YAJLBenchmarks
 	$(BIN)/YAJLBenchmarks $(BENCH_ARGS)
 
 # Segmented download against a loopback server limited per connection: 1, 2 and 4 connections.
@@ -84,11 +95,11 @@ bench-threads: release
 	@python3 Benchmarks/ndjson-threads.py $(BIN)/yajl
 
 bench-quick: deps
-	$(SWIFT) build -c release --product YAJLBenchmarks
+	$(SWIFT_RELEASE) --product YAJLBenchmarks
 	$(BIN)/YAJLBenchmarks --quick $(BENCH_ARGS)
 
 bench-report: deps
-	$(SWIFT) build -c release --product YAJLBenchmarks
+	$(SWIFT_RELEASE) --product YAJLBenchmarks
 	$(BIN)/YAJLBenchmarks --report --large $(BENCH_ARGS)
 	@$(MAKE) --no-print-directory bench-peers
 
