@@ -11,6 +11,7 @@
 #   make lint        swift-format's lint of the whole tree (.swift-format), strict
 #   make format      swift-format applied to the whole tree
 #   make bench-peers ijson, orjson, json, jq, json_verify and json_reformat beside yajl: Docs/Peers.md
+#   make bench-size  the peak and resident memory of `yajl validate` beside json_verify, by mapping
 
 SWIFT      ?= swift
 DEMO_DIR   ?= demo-data
@@ -31,7 +32,7 @@ SWIFT_RELEASE = $(SWIFT) build -c release $(RELEASE_FLAGS)
 FUZZ_SECONDS ?= 60
 SMOKE_FUZZ_SECONDS ?= 30
 
-.PHONY: all deps build release test docs lint format bench-peers bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
+.PHONY: all deps build release test docs lint format bench-peers bench-size bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
 
 all: build
 
@@ -102,6 +103,13 @@ bench-report: deps
 	$(SWIFT_RELEASE) --product YAJLBenchmarks
 	$(BIN)/YAJLBenchmarks --report --large $(BENCH_ARGS)
 	@$(MAKE) --no-print-directory bench-peers
+
+# The resident memory of `yajl validate` beside json_verify, and what it is made of (smaps).
+SIZE_DOC ?= $(firstword $(wildcard ../shared/corpus/twitter.json) .build/bench-data/records-16MiB.json)
+bench-size: release
+	@mkdir -p .build/bench-data
+	@[ -f $(SIZE_DOC) ] || $(BIN)/yajl generate $(SIZE_DOC) --kind records --size 16M > /dev/null
+	@bash Benchmarks/process-size.sh $(SIZE_DOC) $(BIN)/yajl
 
 # The peers a user would pick instead (ijson, orjson, json, jq, json_verify, json_reformat), each
 # as its own process on the same documents: Docs/Peers.md.

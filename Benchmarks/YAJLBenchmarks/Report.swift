@@ -261,7 +261,8 @@ enum Report {
             \(rounds) rounds) so that the machine's drift spreads over all cases alike. MB/s is the median of the
             rounds (10^6 bytes/s, timed inside the child around the parse only; small documents are parsed
             repeatedly to at least 32 MiB per round). Peak RSS is the child's `VmHWM`, so it includes the Swift
-            runtime and Foundation (about 15 MiB) and the case's own buffers.
+            runtime and Foundation (linked statically by `make bench-report`, as in the release tool; the
+            `c-verify` rows show that floor) and the case's own buffers.
 
             The C baseline streams the file through libyajl from C in 64 KiB reads: `c-verify` without
             callbacks, `c-noop` with no-op callbacks (the realistic ceiling), `c-counting` counting events with
