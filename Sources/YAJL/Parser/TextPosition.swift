@@ -1,3 +1,5 @@
+private import CYAJL
+
 /// A place in the input: absolute byte offset, 1-based line and 1-based column (in bytes).
 package struct SourcePosition: Sendable, Hashable {
     package var offset: Int
@@ -54,10 +56,8 @@ struct TextPosition {
     mutating func advance(over chunk: UnsafeRawBufferPointer, base: Int) {
         let bytes = chunk.bindMemory(to: UInt8.self)
         let newlines = Self.countNewlines(bytes)
-        if newlines > 0 {
+        if newlines > 0, let i = Self.lastIndex(of: UInt8(ascii: "\n"), in: chunk, before: chunk.count) {
             newlinesBefore += newlines
-            var i = bytes.count - 1
-            while bytes[i] != UInt8(ascii: "\n") { i -= 1 }
             lineStartBefore = base + i + 1
         }
         if let last = bytes.lastIndex(where: { !$0.isJSONWhiteSpace }) { lastSignificant = bytes[last] }
@@ -135,21 +135,27 @@ struct TextPosition {
     /// them, counting the `precededBy` backslashes that end the input before `bytes` when a run
     /// reaches its start); `nil` when there is none.
     static func openingQuote(in bytes: UnsafeRawBufferPointer, before end: Int, precededBy earlier: Int) -> Int? {
-        var i = end - 1
-        while i >= 0 {
-            if bytes[i] == UInt8(ascii: "\"") {
-                var slashes = 0
-                var j = i - 1
-                while j >= 0 && bytes[j] == UInt8(ascii: "\\") {
-                    slashes += 1
-                    j -= 1
-                }
-                if j < 0 { slashes += earlier }
-                if slashes % 2 == 0 { return i }
+        var limit = end
+        while let i = lastIndex(of: UInt8(ascii: "\""), in: bytes, before: limit) {
+            var slashes = 0
+            var j = i - 1
+            while j >= 0 && bytes[j] == UInt8(ascii: "\\") {
+                slashes += 1
+                j -= 1
             }
-            i -= 1
+            if j < 0 { slashes += earlier }
+            if slashes % 2 == 0 { return i }
+            limit = i
         }
         return nil
+    }
+
+    /// The index of the last `byte` before `end` in `bytes` (memrchr: no per-byte loop in Swift).
+    @inline(__always)
+    static func lastIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer, before end: Int) -> Int? {
+        guard end > 0, let base = bytes.baseAddress else { return nil }
+        let index = cyajl_last_index_of(base, Int32(byte), end)
+        return index < 0 ? nil : index
     }
 
     /// How many bytes of the offending token lie before `chunk`, when that token was split by the
