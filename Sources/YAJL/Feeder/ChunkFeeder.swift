@@ -11,9 +11,11 @@ struct ChunkFeeder {
     private(set) var readSize: Int
     private var buffer: UnsafeMutableRawBufferPointer
 
-    init(options: JSONParser.Options) {
+    /// A feeder for `options`; `maxReadSize` caps how far reads grow (default: the options'
+    /// ``JSONParser/Options/maxReadSize``).
+    init(options: JSONParser.Options, maxReadSize: Int? = nil) {
         baseSize = options.effectiveChunkSize
-        maxSize = options.maxReadSize
+        maxSize = max(baseSize, min(options.maxReadSize, maxReadSize ?? options.maxReadSize))
         readSize = baseSize
         buffer = .allocate(byteCount: baseSize, alignment: 16)
     }

@@ -93,8 +93,24 @@ public final class JSONParser {
     /// try JSONParser.validate(.file("export.json"))
     /// ```
     ///
+    /// A source that can be read again from its start (bytes in memory, or a regular file not yet
+    /// opened) is checked by YAJL with almost no callbacks and no position or path bookkeeping,
+    /// at about `json_verify`'s cost; only when that pass finds something wrong is the source read
+    /// a second time, with full tracking, to locate the error. Any other source (a pipe, standard
+    /// input, HTTP) is read once, with full tracking throughout.
+    ///
     /// - Throws: ``JSONParseError`` for invalid input or a limit, or the source's I/O error.
     public static func validate(_ source: some JSONByteSource, options: Options = Options()) throws {
+        if let restartable = source as? any RestartableByteSource, let again = restartable.restartableCopy() {
+            if try LeanValidation.run(source, options: options) == .valid { return }
+            try validateWithTracking(again, options: options)
+            return
+        }
+        try validateWithTracking(source, options: options)
+    }
+
+    /// Validation in one pass with the depth, path and position bookkeeping of a parse.
+    static func validateWithTracking(_ source: some JSONByteSource, options: Options) throws {
         try JSONParser(options: options, handler: DiscardingEventHandler(), deliversEvents: false).parse(from: source)
     }
 

@@ -29,6 +29,9 @@ public struct FileByteSource: JSONByteSource, InterruptibleByteSource {
         if n == 0 { owner.close() }
         return n
     }
+
+    /// Whether the file has been opened (by this source or a copy read before it was made).
+    var hasStarted: Bool { descriptor != nil }
 }
 
 /// Reads an open `FileHandle`: a file, standard input, a pipe or a socket. The handle stays open;

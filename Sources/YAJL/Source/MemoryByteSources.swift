@@ -18,6 +18,9 @@ public struct MemoryByteSource: JSONByteSource {
         offset += n
         return n
     }
+
+    /// Whether anything has been read.
+    var hasStarted: Bool { offset > 0 }
 }
 
 /// Reads a Foundation `InputStream` (a file, `Data`, or a socket stream) with blocking reads; opens

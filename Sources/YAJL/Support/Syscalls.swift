@@ -39,6 +39,14 @@ package enum Syscalls {
         Int32(try retryingOnInterrupt(.open, path) { Int(open(path, O_RDONLY | O_CLOEXEC)) })
     }
 
+    /// Whether `path` names a regular file (following symbolic links): one that reads the same
+    /// bytes each time it is opened, unlike a pipe, a FIFO or a device such as `/dev/stdin`.
+    package static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return info.st_mode & S_IFMT == S_IFREG
+    }
+
     /// Creates (or truncates) `path` for writing (close-on-exec, mode 0644).
     package static func createForWriting(_ path: String) throws(JSONIOError) -> Int32 {
         Int32(

@@ -1,0 +1,145 @@
+private import CYAJL
+
+/// The first pass of ``JSONParser/validate(_:options:)`` over a source that can be read again
+/// (``RestartableByteSource``): YAJL with almost no callbacks, the same strict UTF-8 check, and no
+/// path, position or event bookkeeping, so that a valid document costs about what `json_verify`
+/// costs. It never reports an error itself: whatever it cannot accept (invalid input, a limit,
+/// anything it cannot decide) sends the caller to the full pass, which reads the source again and
+/// finds the same error, with its line, column, offset and path, as a parse with a handler would.
+///
+/// It accepts only documents the full pass accepts:
+/// - YAJL is configured as by ``YAJLParserBridge``, and ``UTF8Validator`` sees the same bytes
+///   (after the same byte order mark), so the input's validity is decided alike;
+/// - objects and arrays are counted exactly, so ``JSONParser/Options/maxDepth`` is the same;
+/// - a token longer than ``JSONParser/Options/maxTokenBytes`` is that many bytes without any
+///   event, and strings and keys are the only values this pass does not see: it gives up once
+///   more bytes than the limit have passed since the last read in which it saw a value, so
+///   earlier than the full pass would fail, never later (YAJL then never buffers more of a token
+///   than the limit plus one read);
+/// - it gives up past ``JSONParser/Options/maxDocumentBytes``.
+enum LeanValidation {
+    enum Verdict {
+        /// The document is valid: the full pass would accept it.
+        case valid
+        /// Not decided here: run the full pass.
+        case undecided
+    }
+
+    /// What the callbacks keep (YAJL's context pointer).
+    struct State {
+        var depth = 0
+        let maxDepth: Int
+        /// Whether a value (not a string or key) was seen since the last read.
+        var sawValue = false
+    }
+
+    /// Reads grow while no value is seen (as ``ChunkFeeder`` does for a token spanning reads), up
+    /// to this, so that a long string is not re-scanned by YAJL from its start on every read.
+    static let maxReadSize = 1 << 20
+
+    static func run(_ source: some JSONByteSource, options: JSONParser.Options) throws -> Verdict {
+        do { try options.validate() } catch { return .undecided }
+        let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
+        state.initialize(to: State(maxDepth: options.maxDepth))
+        defer {
+            state.deinitialize(count: 1)
+            state.deallocate()
+        }
+        guard let handle = yajl_alloc(leanCallbacks, nil, UnsafeMutableRawPointer(state)) else {
+            fatalError("yajl_alloc failed: out of memory")
+        }
+        defer { yajl_free(handle) }
+        cyajl_config(handle, yajl_allow_comments, options.allowComments ? 1 : 0)
+        cyajl_config(handle, yajl_dont_validate_strings, 1)
+        cyajl_config(handle, yajl_allow_trailing_garbage, options.allowTrailingGarbage ? 1 : 0)
+        cyajl_config(handle, yajl_allow_multiple_values, options.allowMultipleValues ? 1 : 0)
+        cyajl_config(handle, yajl_allow_partial_values, options.allowPartialValues ? 1 : 0)
+
+        var source = source
+        var feeder = ChunkFeeder(options: options, maxReadSize: maxReadSize)
+        defer { feeder.deallocate() }
+        var utf8 = UTF8Validator()
+        let tokenLimit = min(max(options.maxTokenBytes, 1), JSONParser.Options.maxTokenBytesRange.upperBound)
+        var total = 0
+        var sinceValue = 0
+        while true {
+            var chunk = try feeder.read(from: &source)
+            if chunk.isEmpty { break }
+            var base = total
+            total += chunk.count  // a byte order mark counts, as in the full pass
+            if let limit = options.maxDocumentBytes, total > limit { return .undecided }
+            if base == 0 {
+                guard let rest = withoutByteOrderMark(chunk) else { return .undecided }
+                base = chunk.count - rest.count
+                chunk = rest
+            }
+            if options.validatesUTF8, utf8.validate(chunk, base: base) != nil { return .undecided }
+            state.pointee.sawValue = false
+            if !chunk.isEmpty {
+                let bytes = chunk.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                guard yajl_parse(handle, bytes, chunk.count) == yajl_status_ok else { return .undecided }
+            }
+            sinceValue = state.pointee.sawValue ? chunk.count : sinceValue + chunk.count
+            if sinceValue > tokenLimit { return .undecided }
+            feeder.adapt(producedEvents: state.pointee.sawValue)
+        }
+        guard total > 0, yajl_complete_parse(handle) == yajl_status_ok else { return .undecided }
+        return .valid
+    }
+
+    /// The first read without a byte order mark at its start; `nil` when the read is shorter
+    /// than a mark and could be the start of one (the full pass handles a mark split by reads).
+    private static func withoutByteOrderMark(_ chunk: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let prefix = min(3, chunk.count)
+        guard chunk.prefix(prefix).elementsEqual(mark.prefix(prefix)) else { return chunk }
+        guard chunk.count >= 3 else { return nil }
+        return UnsafeRawBufferPointer(rebasing: chunk[3...])
+    }
+}
+
+/// Counts a container opened; past the depth limit, stops the parse (the full pass reports it).
+@inline(__always)
+private func leanOpen(_ context: UnsafeMutableRawPointer?) -> Int32 {
+    let state = context.unsafelyUnwrapped.assumingMemoryBound(to: LeanValidation.State.self)
+    state.pointee.depth &+= 1
+    state.pointee.sawValue = true
+    return state.pointee.depth > state.pointee.maxDepth ? 0 : 1
+}
+
+@inline(__always)
+private func leanClose(_ context: UnsafeMutableRawPointer?) -> Int32 {
+    let state = context.unsafelyUnwrapped.assumingMemoryBound(to: LeanValidation.State.self)
+    state.pointee.depth &-= 1
+    state.pointee.sawValue = true
+    return 1
+}
+
+@inline(__always)
+private func leanScalar(_ context: UnsafeMutableRawPointer?) -> Int32 {
+    context.unsafelyUnwrapped.assumingMemoryBound(to: LeanValidation.State.self).pointee.sawValue = true
+    return 1
+}
+
+/// Callbacks for containers (their depth) and for the values YAJL passes without copying
+/// (null, booleans, number text); none for strings and keys, whose escapes YAJL would otherwise
+/// decode into its own buffer for nobody.
+private nonisolated(unsafe) let leanCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(
+        to: yajl_callbacks(
+            yajl_null: { context in leanScalar(context) },
+            yajl_boolean: { context, _ in leanScalar(context) },
+            yajl_integer: nil,
+            yajl_double: nil,
+            yajl_number: { context, _, _ in leanScalar(context) },
+            yajl_string: nil,
+            yajl_start_map: { context in leanOpen(context) },
+            yajl_map_key: nil,
+            yajl_end_map: { context in leanClose(context) },
+            yajl_start_array: { context in leanOpen(context) },
+            yajl_end_array: { context in leanClose(context) }
+        )
+    )
+    return table
+}()
