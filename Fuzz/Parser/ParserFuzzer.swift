@@ -85,6 +85,11 @@ public func fuzzParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         )
     }
     for error in [wholeError, splitError].compactMap({ $0 }) { checkLocation(of: error, in: document) }
+    // Validation's lean first pass accepts only what a parse accepts (it leaves the rest to the
+    // full pass, which locates the error).
+    if let rejected = whole.error, (try? LeanValidation.run(MemoryByteSource(document), options: options)) == .valid {
+        fuzzFailure("the lean validation pass accepted what a parse rejects: \(rejected)")
+    }
     return 0
 }
 
