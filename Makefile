@@ -20,10 +20,11 @@ BIN        := .build/release
 
 # Release builds link the Swift runtime and Foundation statically (--static-swift-stdlib), with
 # lld, relative relocations packed (DT_RELR, glibc 2.36 and later) and identical code folded. The
-# dynamic loader then has about 40 libraries' worth of symbol lookups and relocated pages less to
-# do: `yajl validate` on a small file starts in 4.8 ms of CPU instead of 12, and peaks at about
-# 10.3 MiB instead of 18.5 (Docs/Performance.md, "Process size"). The executable stays
-# position-independent (ASLR). RELEASE_FLAGS= gives the toolchain's default dynamic build.
+# dynamic loader then maps 7 shared libraries instead of 21, with their symbol lookups and
+# relocated pages: `yajl validate` on a small file starts in 4.8 ms of CPU instead of 12, and
+# peaks at about 10.3 MiB instead of 18.5 (`make bench-size`; Docs/Architecture.md, section 8).
+# The executable stays position-independent (ASLR). RELEASE_FLAGS= gives the toolchain's default
+# dynamic build.
 RELR_OK := $(shell ldd --version 2>/dev/null | head -1 | awk '{split($$NF, v, "."); if (v[1] > 2 || (v[1] == 2 && v[2] >= 36)) print "yes"}')
 RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker --icf=all \
   $(if $(RELR_OK),-Xlinker -z -Xlinker pack-relative-relocs)
