@@ -8,8 +8,8 @@ private import CYAJL
 /// finds the same error, with its line, column, offset and path, as a parse with a handler would.
 ///
 /// It accepts only documents the full pass accepts:
-/// - YAJL is configured as by ``YAJLParserBridge``, and ``UTF8Validator`` sees the same bytes
-///   (after the same byte order mark), so the input's validity is decided alike;
+/// - YAJL is configured by ``YAJLParserBridge/configure(_:_:)``, and ``UTF8Validator`` sees the
+///   same bytes (after the same byte order mark), so the input's validity is decided alike;
 /// - objects and arrays are counted exactly, so ``JSONParser/Options/maxDepth`` is the same;
 /// - a token longer than ``JSONParser/Options/maxTokenBytes`` is that many bytes without any
 ///   event, and strings and keys are the only values this pass does not see: it gives up once
@@ -49,11 +49,7 @@ enum LeanValidation {
             fatalError("yajl_alloc failed: out of memory")
         }
         defer { yajl_free(handle) }
-        cyajl_config(handle, yajl_allow_comments, options.allowComments ? 1 : 0)
-        cyajl_config(handle, yajl_dont_validate_strings, 1)
-        cyajl_config(handle, yajl_allow_trailing_garbage, options.allowTrailingGarbage ? 1 : 0)
-        cyajl_config(handle, yajl_allow_multiple_values, options.allowMultipleValues ? 1 : 0)
-        cyajl_config(handle, yajl_allow_partial_values, options.allowPartialValues ? 1 : 0)
+        YAJLParserBridge.configure(handle, options)
 
         var source = source
         var feeder = ChunkFeeder(options: options, maxReadSize: maxReadSize)

@@ -52,6 +52,12 @@ final class YAJLParserBridge {
         }
         self.handle = handle
         state.pointee.handle = handle
+        Self.configure(handle, options)
+    }
+
+    /// Sets YAJL's options on `handle` from `options`: here and for the lean validation pass,
+    /// which must decide validity exactly as a parse does.
+    static func configure(_ handle: OpaquePointer, _ options: JSONParser.Options) {
         cyajl_config(handle, yajl_allow_comments, options.allowComments ? 1 : 0)
         // YAJL's own UTF-8 check is weaker than ``UTF8Validator``, which has already seen every
         // byte before YAJL does when `validatesUTF8` is on: running both would pay twice.
