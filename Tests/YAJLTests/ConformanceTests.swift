@@ -79,6 +79,11 @@ struct ValidationTests {
     static func withHandler(_ bytes: [UInt8], chunkSize: Int) -> String? {
         var options = JSONParser.Options()
         options.chunkSize = chunkSize
+        return withHandler(bytes, options: options)
+    }
+
+    /// The verdict of a parse with a handler: `nil` when accepted, else the error's text.
+    static func withHandler(_ bytes: [UInt8], options: JSONParser.Options) -> String? {
         do {
             try JSONParser(options: options, handler: EventRecorder()).parse(from: .bytes(bytes))
             return nil
@@ -91,6 +96,11 @@ struct ValidationTests {
         var options = JSONParser.Options()
         options.chunkSize = chunkSize
         options.maxDepth = maxDepth
+        return validating(bytes, options: options)
+    }
+
+    /// The verdict of `JSONParser.validate`: `nil` when accepted, else the error's text.
+    static func validating(_ bytes: [UInt8], options: JSONParser.Options) -> String? {
         do {
             try JSONParser.validate(.bytes(bytes), options: options)
             return nil
