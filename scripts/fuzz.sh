@@ -37,9 +37,19 @@ build() {
   fi
 }
 
+# The targets are built side by side (each is one whole-module compile, on one core), then run
+# one after another.
+pids=()
+for target in "${targets[@]}"; do
+  build "$target" &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do
+  wait "$pid" || exit 1
+done
+
 status=0
 for target in "${targets[@]}"; do
-  build "$target"
   mkdir -p "$out/corpus-$target"
   echo "fuzz: running $target for ${seconds}s"
   if ! "$out/fuzz-$target" "$out/corpus-$target" "Fuzz/corpus/$target" \

@@ -130,7 +130,8 @@ struct NetworkTests {
     @Test func a256MiBDocumentAtLoopbackSpeedInBoundedMemory() throws {
         let file = TemporaryFile("http-large.json")
         defer { file.remove() }
-        let counts = try DocumentGenerator.write(.records, targetBytes: 256 << 20, to: file.path)
+        let size = ProcessMemory.documentSize(forMemoryCheck: 256 << 20, test: "http fixture")
+        let counts = try DocumentGenerator.write(.records, targetBytes: size, to: file.path)
         let server = try TestHTTPServer(serving: file.path)
         defer { server.stop() }
         let resetPeak = ProcessMemory.resetPeak()
@@ -199,7 +200,8 @@ struct BackPressureMeasurement {
     @Test func libcurlStaysBoundedWhereURLSessionBuffers() throws {
         let file = TemporaryFile("stall.json")
         defer { file.remove() }
-        let counts = try DocumentGenerator.write(.records, targetBytes: 64 << 20, to: file.path)
+        let size = ProcessMemory.documentSize(forMemoryCheck: 64 << 20, test: "stalled download")
+        let counts = try DocumentGenerator.write(.records, targetBytes: size, to: file.path)
         let server = try TestHTTPServer(serving: file.path)
         defer { server.stop() }
 

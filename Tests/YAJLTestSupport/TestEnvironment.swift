@@ -51,6 +51,17 @@ package enum ProcessMemory {
             && (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
     }
 
+    /// The size of the document for a test whose size is there for its peak-memory check: `size`
+    /// where the check runs, an eighth of it (at least 16 MiB) where it cannot (under a sanitizer,
+    /// which also runs several times slower), so that the test still checks every result on a
+    /// document of many chunks and says that it was made smaller.
+    package static func documentSize(forMemoryCheck size: Int, test: String) -> Int {
+        guard let reason = unavailable else { return size }
+        let smaller = max(size / 8, min(size, 16 << 20))
+        print("⚠️  \(test): \(smaller >> 20) MiB instead of \(size >> 20) MiB (\(reason))")
+        return smaller
+    }
+
     /// Why peak-memory checks cannot run here (the tests then say so), or `nil`.
     package static var unavailable: String? {
         if let sanitizer = ProcessInfo.processInfo.environment["YAJL_SANITIZER"] {

@@ -11,9 +11,7 @@ struct JSONPathMemoryTests {
     @Test func filtersAndNestedMatchesOn64MiBKeepMemoryFlat() throws {
         let file = TemporaryFile("jsonpath-records.json")
         defer { file.remove() }
-        // Where peak memory cannot be measured (under a sanitizer), only the selections are checked,
-        // on a smaller document.
-        let size = ProcessMemory.unavailable == nil ? 64 << 20 : 16 << 20
+        let size = ProcessMemory.documentSize(forMemoryCheck: 64 << 20, test: "JSONPath memory")
         let counts = try DocumentGenerator.write(.records, targetBytes: size, to: file.path)
         var options = JSONRecordOptions()
         options.parsesConcurrently = false

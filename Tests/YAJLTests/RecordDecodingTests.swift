@@ -282,7 +282,8 @@ struct RecordDecodingTests {
     @Test func a256MiBRecordsDocumentDecodesWithFlatMemory() throws {
         let file = TemporaryFile("records-decode.json")
         defer { file.remove() }
-        let counts = try DocumentGenerator.write(.records, targetBytes: 256 << 20, to: file.path)
+        let size = ProcessMemory.documentSize(forMemoryCheck: 256 << 20, test: "records fixture")
+        let counts = try DocumentGenerator.write(.records, targetBytes: size, to: file.path)
         struct Record: Decodable {
             struct Address: Decodable {
                 let city: String

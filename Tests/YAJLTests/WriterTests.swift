@@ -269,7 +269,8 @@ struct WriterTests {
     @Test func a256MiBDocumentIsReformattedWithFlatMemory() throws {
         let file = TemporaryFile("reformat-large.json")
         defer { file.remove() }
-        let counts = try DocumentGenerator.write(.records, targetBytes: 256 << 20, to: file.path)
+        let size = ProcessMemory.documentSize(forMemoryCheck: 256 << 20, test: "reformat fixture")
+        let counts = try DocumentGenerator.write(.records, targetBytes: size, to: file.path)
         var written = 0
         let resetPeak = ProcessMemory.resetPeak()
         let before = ProcessMemory.field("VmRSS") ?? 0
