@@ -161,4 +161,49 @@ struct NumberParsingTests {
         }
         #expect(Self.check(texts) == [])
     }
+
+    /// Every length of integer part and fraction (0 to 22 digits, so that each is taken eight at a
+    /// time, as a shorter run from one word, and one by one past the 19th), with and without an
+    /// exponent and leading zeros: integers exact (`Int64` or unrepresentable), the rest bit for
+    /// bit with `strtod`. Each text is read from inside a larger buffer whose next bytes are
+    /// digits, so a parse that looked past the text's end would give a different value.
+    @Test(arguments: 1...22)
+    func everyRunLengthOfDigits(integerDigits: Int) {
+        var random = SplitMix(state: UInt64(integerDigits))
+        func digits(_ count: Int, first nonZero: Bool) -> String {
+            var text = ""
+            for index in 0..<count {
+                let digit = nonZero && index == 0 ? random.next() % 9 + 1 : random.next() % 10
+                text.append(Character(String(digit)))
+            }
+            return text
+        }
+        var failures: [String] = []
+        for fractionDigits in 0...22 {
+            for form in 0..<4 {
+                let sign = random.next() % 2 == 0 ? "-" : ""
+                let integer = integerDigits == 1 && form == 3 ? "0" : digits(integerDigits, first: true)
+                var text = sign + integer
+                if fractionDigits > 0 {
+                    text += "." + (form == 3 ? "000" : "") + digits(fractionDigits, first: false)
+                }
+                if form == 1 { text += "e" + String(Int(random.next() % 40) - 20) }
+                if form == 2 { text += "E+" + String(random.next() % 300) }
+                let buffer = Array(text.utf8) + Array("12345678".utf8)
+                let value = buffer.withUnsafeBytes {
+                    JSONNumberParser.classify(UnsafeRawBufferPointer(rebasing: $0[..<text.utf8.count]))
+                }
+                if fractionDigits == 0 && (form == 0 || form == 3) {
+                    let expected: JSONNumber.Value = Int64(text).map { .integer($0) } ?? .unrepresentable
+                    if value != expected { failures.append("\(text): \(value) ≠ \(expected)") }
+                } else {
+                    if let failure = Self.mismatch(text) { failures.append(failure) }
+                    var alone = text
+                    let reference = alone.withUTF8 { JSONNumberParser.classify(UnsafeRawBufferPointer($0)) }
+                    if value != reference { failures.append("\(text) inside a buffer: \(value) ≠ \(reference)") }
+                }
+            }
+        }
+        #expect(failures == [])
+    }
 }

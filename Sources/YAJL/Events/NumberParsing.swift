@@ -31,15 +31,16 @@ enum JSONNumberParser {
         var digits = 0
         var truncated = false
         var exponent = 0
-        // Integer part: its first digit, then eight at a time while they come, then one by one.
+        // Integer part (mostly short): its first digit, then eight at a time while they come, then
+        // one by one.
         if i < count, base[i] > UInt8(ascii: "0"), base[i] <= UInt8(ascii: "9") {
             mantissa = UInt64(base[i] &- UInt8(ascii: "0"))
             digits = 1
-            i += 1
-            while digits <= 11 && count - i >= 8, let eight = eightDigits(base + i) {
+            i &+= 1
+            while digits <= 11 && count &- i >= 8, let eight = eightDigits(base + i) {
                 mantissa = mantissa &* 100_000_000 &+ eight
-                digits += 8
-                i += 8
+                digits &+= 8
+                i &+= 8
             }
         }
         while i < count {
@@ -48,13 +49,13 @@ enum JSONNumberParser {
             if digits < 19 {
                 if mantissa | UInt64(digit) != 0 {
                     mantissa = mantissa &* 10 &+ UInt64(digit)
-                    digits += 1
+                    digits &+= 1
                 }
             } else {
-                exponent += 1
+                exponent &+= 1
                 truncated = truncated || digit != 0
             }
-            i += 1
+            i &+= 1
         }
         if i == count {
             // No fraction, no exponent: an integer if it fits; else only its exact text is kept
@@ -71,12 +72,12 @@ enum JSONNumberParser {
         }
         // Fraction: each digit kept lowers the exponent (leading zeros too).
         if base[i] == UInt8(ascii: ".") {
-            i += 1
-            while mantissa != 0 && digits <= 11 && count - i >= 8, let eight = eightDigits(base + i) {
-                mantissa = mantissa &* 100_000_000 &+ eight
-                digits += 8
-                exponent -= 8
-                i += 8
+            i &+= 1
+            // Leading zeros of a fraction (mantissa still 0) are not significant: one by one below.
+            if mantissa != 0 {
+                let start = i
+                takeDigits(base, &i, count, &mantissa, &digits)
+                exponent &-= i &- start
             }
             while i < count {
                 let digit = base[i] &- UInt8(ascii: "0")
@@ -84,13 +85,13 @@ enum JSONNumberParser {
                 if digits < 19 {
                     if mantissa | UInt64(digit) != 0 {
                         mantissa = mantissa &* 10 &+ UInt64(digit)
-                        digits += 1
+                        digits &+= 1
                     }
-                    exponent -= 1
+                    exponent &-= 1
                 } else {
                     truncated = truncated || digit != 0
                 }
-                i += 1
+                i &+= 1
             }
         }
         // Exponent (clamped: anything past ±100 000 is zero or infinity anyway).
@@ -129,6 +130,61 @@ enum JSONNumberParser {
         return .double(negative ? -value : value)
     }
 
+    /// 10^`exponent` for 1 ... 7 (a switch, which the compiler makes a table without a lazy global).
+    @inline(__always)
+    private static func smallPowerOfTen(_ exponent: Int) -> UInt64 {
+        switch exponent {
+        case 1: 10
+        case 2: 100
+        case 3: 1000
+        case 4: 10_000
+        case 5: 100_000
+        case 6: 1_000_000
+        default: 10_000_000
+        }
+    }
+
+    /// Takes the fraction's run of digits at `i` into `mantissa`, as long as it keeps at most 19
+    /// digits: eight at a time while they come, then the run's last one to seven digits at once
+    /// from one word (the eight bytes at `i`, or the text's last eight when fewer are left). The
+    /// caller goes on one by one from the new `i`.
+    @inline(__always)
+    private static func takeDigits(
+        _ base: UnsafePointer<UInt8>, _ i: inout Int, _ count: Int, _ mantissa: inout UInt64, _ digits: inout Int
+    ) {
+        while digits <= 11 && count &- i >= 8, let eight = eightDigits(base + i) {
+            mantissa = mantissa &* 100_000_000 &+ eight
+            digits &+= 8
+            i &+= 8
+        }
+        let left = count &- i
+        guard left > 0, digits < 19 else { return }
+        // The bytes from `i` in the low end of a word (little-endian: the first byte lowest); bytes
+        // past the text are zero, which the digit test below flags like any other non-digit.
+        let rest: UInt64
+        if left >= 8 {
+            rest = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+        } else if count >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + count - 8).loadUnaligned(as: UInt64.self))
+            rest = word >> UInt64(truncatingIfNeeded: 8 &* (8 &- left))
+        } else {
+            return
+        }
+        // The lowest flagged byte is the first non-digit: the bytes below it are digits, which
+        // neither carry nor borrow into it.
+        let nonDigits = ((rest &+ 0x4646_4646_4646_4646) | (rest &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080
+        let run = nonDigits.trailingZeroBitCount >> 3
+        guard run > 0, run < 8, digits &+ run <= 19 else { return }
+        // The run's digits in the high bytes, ASCII zeros below them: "000ddddd" has their value.
+        let kept = rest & ((1 << UInt64(truncatingIfNeeded: 8 &* run)) &- 1)
+        let padded =
+            (kept << UInt64(truncatingIfNeeded: 8 &* (8 &- run)))
+            | (0x3030_3030_3030_3030 >> UInt64(truncatingIfNeeded: 8 &* run))
+        mantissa = mantissa &* smallPowerOfTen(run) &+ digitsValue(padded)
+        digits &+= run
+        i &+= run
+    }
+
     /// Eight ASCII digits at `pointer` as their value, or `nil` when they are not all digits
     /// (fast_float's SWAR tests and multiplications).
     @inline(__always)
@@ -137,6 +193,12 @@ enum JSONNumberParser {
         guard ((value &+ 0x4646_4646_4646_4646) | (value &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080 == 0 else {
             return nil
         }
+        return digitsValue(value)
+    }
+
+    /// The value of eight ASCII digits in a little-endian word (the first digit lowest).
+    @inline(__always)
+    private static func digitsValue(_ value: UInt64) -> UInt64 {
         var digits = value &- 0x3030_3030_3030_3030
         digits = (digits &* 10) &+ (digits >> 8)
         let mask: UInt64 = 0x0000_00FF_0000_00FF
