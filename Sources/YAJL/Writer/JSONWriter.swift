@@ -124,7 +124,7 @@ public final class JSONWriter {
 
     /// Closes the innermost object (`}`).\n- Throws: `JSONWriterError` when the innermost container is not an object, or a key has no value yet.
     public func endObject() throws {
-        if let optionsError { throw optionsError }
+        try checkOptions()
         guard case .object(let expectingKey) = stack.innermost else {
             throw stateError(stack.isEmpty ? "closing an object that is not open" : "closing an object inside an array")
         }
@@ -144,7 +144,7 @@ public final class JSONWriter {
 
     /// Closes the innermost array (`]`).\n- Throws: `JSONWriterError` when the innermost container is not an array.
     public func endArray() throws {
-        if let optionsError { throw optionsError }
+        try checkOptions()
         guard case .array = stack.innermost else {
             throw stateError(stack.isEmpty ? "closing an array that is not open" : "closing an array inside an object")
         }
@@ -161,7 +161,7 @@ public final class JSONWriter {
 
     /// An object key from UTF-8 bytes (e.g. a parser's ``JSONStringView/bytes``).
     public func key(utf8: UnsafeRawBufferPointer) throws {
-        if let optionsError { throw optionsError }
+        try checkOptions()
         guard case .object(expectingKey: true) = stack.innermost else {
             throw stateError(stack.isEmpty || isArray ? "a key outside an object" : "a key where a value is expected")
         }
@@ -266,7 +266,17 @@ public final class JSONWriter {
     /// `Encodable`, which must not write half of itself first).
     func checkValueAllowed(_ what: String) throws { try beforeValue(what) }
 
+    /// The checks before a value. The common case (options valid, inside a container that takes a
+    /// value now) is a few flag tests inline; the rest is `checkBeforeValue`.
+    @inline(__always)
     private func beforeValue(_ what: @autoclosure () -> String) throws {
+        if _slowPath(optionsError != nil || stack.isEmpty || stack.expectsKey) { try checkBeforeValue(what) }
+    }
+
+    /// Options that did not validate, a value where a key goes, a value at the top level (after a
+    /// complete one only with ``allowMultipleValues(separator:)``).
+    @inline(never)
+    private func checkBeforeValue(_ what: () -> String) throws {
         if let optionsError { throw optionsError }
         if case .object(expectingKey: true) = stack.innermost {
             throw stateError("\(what()) where a key is expected")
@@ -280,10 +290,18 @@ public final class JSONWriter {
         }
     }
 
+    /// After a value an enclosing object waits for a key (inside an array the flag means nothing),
+    /// and a value at the top level is complete.
     @inline(__always)
     private func afterValue() {
-        if case .object(expectingKey: false) = stack.innermost { stack.expectingKey = true }
+        stack.expectingKey = true
         if stack.isEmpty { complete = true }
+    }
+
+    /// Throws the options' validation error, if there was one (every call fails with it).
+    @inline(__always)
+    private func checkOptions() throws {
+        if _slowPath(optionsError != nil) { throw optionsError! }
     }
 
     private func stateError(_ message: String) -> JSONWriterError {
@@ -298,12 +316,20 @@ public final class JSONWriter {
         )
     }
 
+    /// After each generator call: hands full buffers to the sink, and turns a failed status or a
+    /// failed sink into the writer's error (outlined in `fail`).
+    @inline(__always)
     private func check(_ status: YAJLGeneratorBridge.Status) throws {
-        if status == .ok {
+        if _fastPath(status == .ok) {
             generator.drain()
-            if generator.output.pendingError != nil { try checkSink() }
+            if _slowPath(generator.output.pendingError != nil) { try checkSink() }
             return
         }
+        try fail(status)
+    }
+
+    @inline(never)
+    private func fail(_ status: YAJLGeneratorBridge.Status) throws {
         try checkSink()
         switch status {
         case .ok: return

@@ -14,13 +14,20 @@ struct OpenContainers {
     private(set) var count = 0
     /// Whether the innermost object waits for a key (meaningless inside an array).
     var expectingKey = false
+    /// Whether the innermost container is an array (`false` when none is open): the bit of level
+    /// `count - 1`, kept apart so that the per-token checks read one flag.
+    private(set) var innermostIsArray = false
 
     var isEmpty: Bool { count == 0 }
+
+    /// Whether the innermost container is an object that waits for a key (so no value may come).
+    @inline(__always)
+    var expectsKey: Bool { count > 0 && !innermostIsArray && expectingKey }
 
     @inline(__always)
     var innermost: Innermost {
         guard count > 0 else { return .none }
-        return isArray(at: count - 1) ? .array : .object(expectingKey: expectingKey)
+        return innermostIsArray ? .array : .object(expectingKey: expectingKey)
     }
 
     @inline(__always)
@@ -29,6 +36,7 @@ struct OpenContainers {
     }
 
     /// Opens a container (the caller has checked the depth); a new object waits for a key.
+    @inline(__always)
     mutating func push(isArray: Bool) {
         precondition(count < 128, "deeper than the writer's limit")
         let bit: UInt64 = isArray ? 1 : 0
@@ -39,10 +47,13 @@ struct OpenContainers {
         }
         count += 1
         expectingKey = !isArray
+        innermostIsArray = isArray
     }
 
     /// Closes the innermost container.
+    @inline(__always)
     mutating func pop() {
         count -= 1
+        innermostIsArray = count > 0 && isArray(at: count - 1)
     }
 }
