@@ -61,6 +61,7 @@ final class DirectMinifier {
         count &+= n
     }
 
+    @inline(__always)
     func open(_ bracket: UInt8) {
         reserve(2)
         if needsComma { put(UInt8(ascii: ",")) }
@@ -68,6 +69,7 @@ final class DirectMinifier {
         needsComma = false
     }
 
+    @inline(__always)
     func close(_ bracket: UInt8) {
         reserve(1)
         put(bracket)
@@ -117,6 +119,7 @@ final class DirectMinifier {
     }
 
     /// A scalar written as its text (a number, `true`, `false`, `null`).
+    @inline(__always)
     func scalar(_ text: UnsafeRawBufferPointer) {
         reserve(text.count + 1)
         if needsComma { put(UInt8(ascii: ",")) }

@@ -204,6 +204,7 @@ public final class JSONWriter {
     }
 
     /// A number whose text is known to be valid (it came through YAJL's lexer).
+    @inline(__always)
     func number(validatedText text: UnsafeRawBufferPointer) throws {
         try beforeValue("a number")
         try check(generator.number(text))

@@ -121,6 +121,7 @@ final class YAJLGeneratorBridge {
         }
     }
 
+    @inline(__always)
     func openObject() -> Status {
         if let direct {
             direct._withUnsafeGuaranteedRef { $0.open(UInt8(ascii: "{")) }
@@ -130,6 +131,7 @@ final class YAJLGeneratorBridge {
     }
 
     // Every writing call below is followed by the writer's `drain()`.
+    @inline(__always)
     func closeObject() -> Status {
         if let direct {
             direct._withUnsafeGuaranteedRef { $0.close(UInt8(ascii: "}")) }
@@ -138,6 +140,7 @@ final class YAJLGeneratorBridge {
         return status(yajl_gen_map_close(handle))
     }
 
+    @inline(__always)
     func openArray() -> Status {
         if let direct {
             direct._withUnsafeGuaranteedRef { $0.open(UInt8(ascii: "[")) }
@@ -146,6 +149,7 @@ final class YAJLGeneratorBridge {
         return status(yajl_gen_array_open(handle))
     }
 
+    @inline(__always)
     func closeArray() -> Status {
         if let direct {
             direct._withUnsafeGuaranteedRef { $0.close(UInt8(ascii: "]")) }
@@ -154,6 +158,7 @@ final class YAJLGeneratorBridge {
         return status(yajl_gen_array_close(handle))
     }
 
+    @inline(__always)
     func null() -> Status {
         if let direct {
             direct._withUnsafeGuaranteedRef { $0.scalar("null") }
@@ -162,6 +167,7 @@ final class YAJLGeneratorBridge {
         return status(yajl_gen_null(handle))
     }
 
+    @inline(__always)
     func bool(_ value: Bool) -> Status {
         if let direct {
             direct._withUnsafeGuaranteedRef { $0.scalar(value ? "true" : "false") }
@@ -181,6 +187,7 @@ final class YAJLGeneratorBridge {
     }
 
     /// A number written exactly as `text` (which must be valid JSON number text).
+    @inline(__always)
     func number(_ text: UnsafeRawBufferPointer) -> Status {
         if let direct {
             direct._withUnsafeGuaranteedRef { $0.scalar(text) }
