@@ -31,7 +31,10 @@ struct LargeFixtureTests {
         #expect(handler.pathChecks == expected.nulls / 10_000 && handler.pathChecks > 10)
         if resetPeak {
             print("large fixture: \(expected.bytes >> 20) MiB parsed, peak RSS growth \((peak - before) >> 10) KiB")
-            #expect(peak - before < 4 << 20, "peak RSS grew by \((peak - before) >> 10) KiB while parsing \(expected.bytes >> 20) MiB")
+            #expect(
+                peak - before < 4 << 20,
+                "peak RSS grew by \((peak - before) >> 10) KiB while parsing \(expected.bytes >> 20) MiB"
+            )
         } else {
             print("⚠️  large fixture: peak-memory check skipped (\(ProcessMemory.unavailable ?? "peak not reset"))")
         }

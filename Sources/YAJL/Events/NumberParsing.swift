@@ -150,7 +150,11 @@ enum JSONNumberParser {
     /// caller goes on one by one from the new `i`.
     @inline(__always)
     private static func takeDigits(
-        _ base: UnsafePointer<UInt8>, _ i: inout Int, _ count: Int, _ mantissa: inout UInt64, _ digits: inout Int
+        _ base: UnsafePointer<UInt8>,
+        _ i: inout Int,
+        _ count: Int,
+        _ mantissa: inout UInt64,
+        _ digits: inout Int
     ) {
         while digits <= 11 && count &- i >= 8, let eight = eightDigits(base + i) {
             mantissa = mantissa &* 100_000_000 &+ eight
