@@ -45,7 +45,7 @@ for target in "${targets[@]}"; do
   pids+=($!)
 done
 for pid in "${pids[@]}"; do
-  wait "$pid" || exit 1
+  wait "$pid" || { kill "${pids[@]}" 2>/dev/null; exit 1; }
 done
 
 status=0

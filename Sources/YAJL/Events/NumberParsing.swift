@@ -37,11 +37,7 @@ enum JSONNumberParser {
             mantissa = UInt64(base[i] &- UInt8(ascii: "0"))
             digits = 1
             i &+= 1
-            while digits <= 11 && count &- i >= 8, let eight = eightDigits(base + i) {
-                mantissa = mantissa &* 100_000_000 &+ eight
-                digits &+= 8
-                i &+= 8
-            }
+            takeEightDigitBlocks(base, &i, count, &mantissa, &digits)
         }
         while i < count {
             let digit = base[i] &- UInt8(ascii: "0")
@@ -76,7 +72,8 @@ enum JSONNumberParser {
             // Leading zeros of a fraction (mantissa still 0) are not significant: one by one below.
             if mantissa != 0 {
                 let start = i
-                takeDigits(base, &i, count, &mantissa, &digits)
+                takeEightDigitBlocks(base, &i, count, &mantissa, &digits)
+                takeShortRun(base, &i, count, &mantissa, &digits)
                 exponent &-= i &- start
             }
             while i < count {
@@ -144,12 +141,10 @@ enum JSONNumberParser {
         }
     }
 
-    /// Takes the fraction's run of digits at `i` into `mantissa`, as long as it keeps at most 19
-    /// digits: eight at a time while they come, then the run's last one to seven digits at once
-    /// from one word (the eight bytes at `i`, or the text's last eight when fewer are left). The
-    /// caller goes on one by one from the new `i`.
+    /// Takes the digits at `i` into `mantissa` eight at a time, while eight digits come and the
+    /// mantissa keeps at most 19.
     @inline(__always)
-    private static func takeDigits(
+    private static func takeEightDigitBlocks(
         _ base: UnsafePointer<UInt8>,
         _ i: inout Int,
         _ count: Int,
@@ -161,10 +156,25 @@ enum JSONNumberParser {
             digits &+= 8
             i &+= 8
         }
+    }
+
+    /// Takes a run of one to seven digits at `i` into `mantissa` at once, from one word (the eight
+    /// bytes at `i`, or the text's last eight when fewer are left), if the mantissa keeps at most
+    /// 19 digits. The fraction's tail after ``takeEightDigitBlocks``; the caller goes on one by
+    /// one from the new `i`.
+    @inline(__always)
+    private static func takeShortRun(
+        _ base: UnsafePointer<UInt8>,
+        _ i: inout Int,
+        _ count: Int,
+        _ mantissa: inout UInt64,
+        _ digits: inout Int
+    ) {
         let left = count &- i
         guard left > 0, digits < 19 else { return }
-        // The bytes from `i` in the low end of a word (little-endian: the first byte lowest); bytes
-        // past the text are zero, which the digit test below flags like any other non-digit.
+        // The bytes from `i` in the low end of a word (little-endian: the first byte lowest); when
+        // fewer than eight are left, the bytes above them are zero, which the digit test below
+        // flags like any other non-digit.
         let rest: UInt64
         if left >= 8 {
             rest = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))

@@ -38,13 +38,18 @@ final class DirectMinifier {
         count &+= 1
     }
 
-    /// Copies `bytes` (room reserved). Runs of 4 to 16 bytes (most numbers) are two overlapping
-    /// loads and stores, without a call to `memcpy`.
+    /// Copies `bytes` (room reserved).
     @inline(__always)
     private func put(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
-        let n = bytes.count
-        let target = UnsafeMutableRawPointer(storage.base + count)
+        Self.copy(source, to: UnsafeMutableRawPointer(storage.base + count), count: bytes.count)
+        count &+= bytes.count
+    }
+
+    /// Copies `n` bytes. Runs of 4 to 16 bytes (most numbers and unescaped runs of short strings)
+    /// are two overlapping loads and stores, without a call to `memcpy`.
+    @inline(__always)
+    private static func copy(_ source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, count n: Int) {
         if n >= 8 && n <= 16 {
             let head = source.loadUnaligned(as: UInt64.self)
             let tail = source.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
@@ -58,7 +63,6 @@ final class DirectMinifier {
         } else {
             target.copyMemory(from: source, byteCount: n)
         }
-        count &+= n
     }
 
     @inline(__always)
@@ -113,7 +117,7 @@ final class DirectMinifier {
         @inline(__always)
         mutating func put(_ run: UnsafeRawBufferPointer) {
             guard let source = run.baseAddress, run.count > 0 else { return }
-            UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: run.count)
+            DirectMinifier.copy(source, to: UnsafeMutableRawPointer(base + count), count: run.count)
             count &+= run.count
         }
     }

@@ -245,7 +245,7 @@ public final class JSONWriter {
 
     /// Hands the buffered output to the sink.
     public func flush() throws {
-        if let optionsError { throw optionsError }
+        try checkOptions()
         generator.drain(force: true)
         try checkSink()
     }
@@ -278,7 +278,7 @@ public final class JSONWriter {
     /// complete one only with ``allowMultipleValues(separator:)``).
     @inline(never)
     private func checkBeforeValue(_ what: () -> String) throws {
-        if let optionsError { throw optionsError }
+        try checkOptions()
         if case .object(expectingKey: true) = stack.innermost {
             throw stateError("\(what()) where a key is expected")
         }
