@@ -26,17 +26,22 @@ let package = Package(
         ),
         // zlib from the system (Debian: zlib1g-dev), for `yajl split --gzip`.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
-        // The Swift library: byte sources, feeders, the parser bridge, typed events and paths.
-        .target(name: "YAJL", dependencies: ["CYAJL"], path: "Sources/YAJL"),
+        // The Swift library: byte sources, feeders, the parser bridge, typed events and paths,
+        // records, the writer. FoundationEssentials only, so that a process using it alone (the
+        // `yajl` tool) does not link Foundation, CoreFoundation or ICU's data: 3 MiB of RSS.
+        .target(name: "YAJLCore", dependencies: ["CYAJL"], path: "Sources/YAJLCore"),
+        // What users import: YAJLCore re-exported, plus what needs Foundation itself (FileHandle
+        // and InputStream sources and sinks, DateFormatter strategies, JSONSerialization trees).
+        .target(name: "YAJL", dependencies: ["YAJLCore"], path: "Sources/YAJL"),
         // HTTP(S) as a byte source, over libcurl. Its own module; libcurl (and OpenSSL and a dozen
         // more libraries, about 6 MiB of RSS) is loaded only when a URL is read.
-        .target(name: "YAJLHTTP", dependencies: ["YAJL", "CCurl"], path: "Sources/YAJLHTTP"),
+        .target(name: "YAJLHTTP", dependencies: ["YAJLCore", "CCurl"], path: "Sources/YAJLHTTP"),
         // Synthetic documents of any size, streamed to disk: for `make demo`, tests and benchmarks.
-        .target(name: "YAJLFixtures", dependencies: ["YAJL"], path: "Sources/YAJLFixtures"),
+        .target(name: "YAJLFixtures", dependencies: ["YAJLCore"], path: "Sources/YAJLFixtures"),
         // The `yajl` command-line tool.
         .executableTarget(
             name: "YAJLTool",
-            dependencies: ["YAJL", "YAJLHTTP", "YAJLFixtures", "CZlib"],
+            dependencies: ["YAJLCore", "YAJLHTTP", "YAJLFixtures", "CZlib"],
             path: "Sources/YAJLTool"
         ),
         // Benchmarks: a C baseline straight over libyajl, and the side-by-side runner.
@@ -47,20 +52,24 @@ let package = Package(
             path: "Benchmarks/YAJLBenchmarks"
         ),
         // Tests, one target per module, sharing one helper target (package access, no copies).
-        .target(name: "YAJLTestSupport", dependencies: ["YAJL", "YAJLFixtures"], path: "Tests/YAJLTestSupport"),
+        .target(
+            name: "YAJLTestSupport",
+            dependencies: ["YAJL", "YAJLCore", "YAJLFixtures"],
+            path: "Tests/YAJLTestSupport"
+        ),
         .testTarget(
             name: "YAJLTests",
-            dependencies: ["YAJL", "YAJLFixtures", "YAJLTestSupport"],
+            dependencies: ["YAJL", "YAJLCore", "YAJLFixtures", "YAJLTestSupport"],
             path: "Tests/YAJLTests"
         ),
         .testTarget(
             name: "YAJLHTTPTests",
-            dependencies: ["YAJL", "YAJLHTTP", "YAJLFixtures", "YAJLTestSupport"],
+            dependencies: ["YAJL", "YAJLCore", "YAJLHTTP", "YAJLFixtures", "YAJLTestSupport"],
             path: "Tests/YAJLHTTPTests"
         ),
         .testTarget(
             name: "YAJLToolTests",
-            dependencies: ["YAJL", "YAJLFixtures", "YAJLTestSupport"],
+            dependencies: ["YAJL", "YAJLCore", "YAJLFixtures", "YAJLTestSupport"],
             path: "Tests/YAJLToolTests"
         ),
     ],

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the DocC archives of YAJL and YAJLHTTP with the toolchain's docc (no plugin can be
-# fetched here) and fails on any warning, or on any public symbol without a doc comment.
+# Builds the DocC archives of YAJL (with YAJLCore, which it re-exports) and YAJLHTTP with the
+# toolchain's docc (no plugin can be fetched here) and fails on any warning, or on any public symbol
+# without a doc comment.
 #   symbol graphs: swift package dump-symbol-graph (public symbols)
 #   archives:      .build/docs/YAJL.doccarchive, .build/docs/YAJLHTTP.doccarchive
 #   snippets:      every Swift block of README.md and the articles compiles (scripts/check-snippets.py)
@@ -13,8 +14,20 @@ swift package dump-symbol-graph --skip-synthesized-members --minimum-access-leve
   || { cat "$out/dump.log"; exit 1; }
 graphs=$(sed -n 's/^Files written to //p' "$out/dump.log" | tail -1)
 [ -d "$graphs" ] || { echo "docs: no symbol graphs found (see $out/dump.log)"; exit 1; }
-cp "$graphs/YAJL.symbols.json" "$out/symbols/YAJL/"
 cp "$graphs"/YAJLHTTP*.symbols.json "$out/symbols/YAJLHTTP/"
+# `YAJL` is what users import: YAJLCore re-exported, plus what needs Foundation itself. Its archive
+# documents both as one module: YAJLCore's graph and YAJL's extensions of it are renamed to YAJL.
+python3 - "$graphs" "$out/symbols/YAJL" <<'PY'
+import json, sys
+graphs, target = sys.argv[1], sys.argv[2]
+for source, name in [("YAJL", "YAJL"), ("YAJLCore", "YAJL-core"), ("YAJL@YAJLCore", "YAJL-extensions")]:
+    graph = json.load(open(f"{graphs}/{source}.symbols.json"))
+    graph["module"]["name"] = "YAJL"
+    for symbol in graph["symbols"]:
+        if "swiftExtension" in symbol:
+            symbol["swiftExtension"]["extendedModule"] = "YAJL"
+    json.dump(graph, open(f"{target}/{name}.symbols.json", "w"))
+PY
 
 # Every public symbol documented: the graphs carry each symbol's doc comment (inherited from a
 # protocol requirement when the implementation has none).

@@ -12,7 +12,7 @@ targets=("$@")
 out=.build/fuzz
 mkdir -p "$out"
 
-library_sources=$(find Sources/YAJL -name '*.swift' | sort)
+library_sources=$(find Sources/YAJLCore -name '*.swift' | sort)
 yajl_flags=$(pkg-config --cflags-only-I yajl 2>/dev/null || true)
 
 build() {

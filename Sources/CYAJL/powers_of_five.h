@@ -1,6 +1,6 @@
 /*
  * powers_of_five.h: 5^q for q in [-342, 308], normalized and truncated to 128 bits (high word
- * first), for the Eisel-Lemire number parser (Sources/YAJL/Events/EiselLemire.swift). Generated
+ * first), for the Eisel-Lemire number parser (Sources/YAJLCore/Events/EiselLemire.swift). Generated
  * by scripts/generate-powers-of-five.py, the construction of fast_float's table_generation.py.
  */
 #ifndef CYAJL_POWERS_OF_FIVE_H

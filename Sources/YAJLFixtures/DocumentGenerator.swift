@@ -1,5 +1,10 @@
+import YAJLCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import YAJL
+#endif
 
 /// Writes synthetic JSON documents of a requested size, streamed to a file in 1 MiB writes (never
 /// held in memory), and counts what it wrote so tests can check a parser's counts against it.

@@ -1,5 +1,10 @@
+import YAJLCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import YAJL
+#endif
 
 /// One download cache entry on disk: `<sha256 of the URL>.part`, the body's first bytes in order,
 /// and `<…>.meta`, what they are (URL, validators, length, bytes complete). The metadata is written
@@ -35,7 +40,7 @@ final class CacheSpool {
     /// This boot's identity (`/proc/sys/kernel/random/boot_id`), or `nil` where there is none.
     static let bootID: String? = {
         guard let data = FileManager.default.contents(atPath: "/proc/sys/kernel/random/boot_id") else { return nil }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: data, as: UTF8.self).trimmingASCIIWhitespace()
         return text.isEmpty ? nil : text
     }()
 
@@ -140,10 +145,9 @@ final class CacheSpool {
         var entries: [(part: String, size: Int, date: Date)] = []
         for name in names where name.hasSuffix(".part") {
             let part = directory + "/" + name
-            let attributes = try? manager.attributesOfItem(atPath: part)
             let meta = String(part.dropLast(5)) + ".meta"
             let date = (try? manager.attributesOfItem(atPath: meta))?[.modificationDate] as? Date
-            entries.append((part, attributes?[.size] as? Int ?? 0, date ?? .distantPast))
+            entries.append((part, Syscalls.fileSize(atPath: part) ?? 0, date ?? .distantPast))
         }
         var total = entries.reduce(0) { $0 + $1.size }
         var removed: [(String, Int)] = []

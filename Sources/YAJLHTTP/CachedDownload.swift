@@ -1,5 +1,10 @@
+import YAJLCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import YAJL
+#endif
 
 /// A download through a ``CacheSpool`` (``HTTPOptions/cacheDirectory``): the body is spooled as it
 /// is handed out; an unfinished spool is parsed from disk first and the rest fetched by range; a

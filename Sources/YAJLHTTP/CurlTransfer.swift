@@ -1,5 +1,10 @@
 private import CCurl
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What ``CurlTransfer`` hands body bytes and header lines to (the byte source), from inside
 /// curl's callbacks. It must not close the transfer from there: it records what it decides, and

@@ -1,4 +1,10 @@
+import YAJLCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The end of a transfer attempt: complete, a redirect to follow, or a failure that is retried
 /// (with backoff, within the retries and the deadline, resuming only when it is safe: see
@@ -99,7 +105,7 @@ extension HTTPByteSource {
     private func sleep(_ seconds: TimeInterval) {
         var left = seconds
         while left > 0 && !isInterrupted {
-            Thread.sleep(forTimeInterval: min(0.05, left))
+            Syscalls.sleep(seconds: min(0.05, left))
             left -= 0.05
         }
     }

@@ -1,6 +1,11 @@
 import Dispatch
+import YAJLCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import YAJL
+#endif
 
 /// Reads an `http://` or `https://` URL with libcurl, in the pull style of every byte source.
 ///

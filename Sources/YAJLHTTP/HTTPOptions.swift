@@ -1,5 +1,10 @@
+import YAJLCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import YAJL
+#endif
 
 /// Settings for reading JSON over HTTP(S). Every wait is bounded: a per-attempt ``timeout`` (to
 /// connect, and for any window of that length below ``lowSpeedLimit``), an optional ``deadline``

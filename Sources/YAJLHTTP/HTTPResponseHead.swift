@@ -1,4 +1,10 @@
+import YAJLCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What one response's status line and headers said (a new status line starts over: a redirect or
 /// a `100 Continue` comes before the response that counts).
@@ -21,7 +27,7 @@ struct HTTPResponseHead {
 
     /// Takes one header line (or the status line, or the blank line ending the headers).
     mutating func take(_ line: UnsafeRawBufferPointer) {
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: line, as: UTF8.self).trimmingASCIIWhitespace()
         if text.hasPrefix("HTTP/") {
             self = HTTPResponseHead()
             status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
@@ -31,7 +37,7 @@ struct HTTPResponseHead {
         headerBytes += line.count
         guard let colon = text.firstIndex(of: ":") else { return }
         let name = text[..<colon].lowercased()
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingASCIIWhitespace()
         switch name {
         case "content-length": contentLength = Int(value)
         case "etag": etag = value
@@ -61,11 +67,7 @@ struct HTTPResponseHead {
     /// `Retry-After`: seconds, or an HTTP date.
     static func retryAfter(_ value: String) -> TimeInterval? {
         if let seconds = Int(value) { return TimeInterval(max(0, seconds)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value).map { max(0, $0.timeIntervalSinceNow) }
+        return httpDate(value).map { max(0, $0.timeIntervalSinceNow) }
     }
 }
 
@@ -118,4 +120,31 @@ struct HTTPOrigin: Equatable {
         host = url.host?.lowercased() ?? ""
         port = url.port ?? (scheme == "https" ? 443 : 80)
     }
+}
+
+extension HTTPResponseHead {
+    /// An HTTP date in its preferred form (RFC 9110 §5.6.7, IMF-fixdate):
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`. `nil` for any other text.
+    static func httpDate(_ text: String) -> Date? {
+        let fields = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count == 6, fields[0].count == 4, fields[0].last == ",", fields[5] == "GMT",
+            let day = number(fields[1], digits: 2), let year = number(fields[3], digits: 4),
+            let month = months.firstIndex(of: String(fields[2])).map({ $0 + 1 })
+        else { return nil }
+        let time = fields[4].split(separator: ":", omittingEmptySubsequences: false)
+        guard time.count == 3, let hour = number(time[0], digits: 2), let minute = number(time[1], digits: 2),
+            let second = number(time[2], digits: 2), hour < 24, minute < 60, second <= 60,
+            (1...RFC3339.daysIn(month: month, year: year)).contains(day)
+        else { return nil }
+        let days = RFC3339.daysSince1970(year: year, month: month, day: day)
+        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second))
+    }
+
+    /// `text` as a decimal number of exactly `digits` ASCII digits, else `nil`.
+    private static func number(_ text: Substring, digits: Int) -> Int? {
+        guard text.utf8.count == digits, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(text)
+    }
+
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 }

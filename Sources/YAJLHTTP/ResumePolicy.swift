@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the response that delivered the first body byte promised about the resource: every later
 /// response of the transfer must be the same resource, or no byte of it is used.
@@ -193,7 +197,9 @@ struct ResumePolicy {
         remaining: TimeInterval?
     ) -> Decision {
         let reason: String
-        var wait = HTTPOptions.clamped(min(options.maxBackoff, options.backoff * pow(2, Double(retries))))
+        var wait = HTTPOptions.clamped(
+            min(options.maxBackoff, options.backoff * Double(sign: .plus, exponent: min(retries, 1000), significand: 1))
+        )
         switch cause {
         case .dropped(let text), .timedOut(let text): reason = text
         case .status(_, let text, let retryAfter):

@@ -1,5 +1,10 @@
+import YAJLCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import YAJL
+#endif
 
 /// One segment of a segmented download: its bytes as they arrive, and how its fetch ended.
 final class SegmentSlot: @unchecked Sendable {
@@ -24,7 +29,7 @@ final class SegmentSlot: @unchecked Sendable {
 /// The segments being fetched and not yet read, shared by the reader and the worker threads
 /// under one condition: at most `window` of them exist at once (memory: `window × segmentSize`).
 final class SegmentWindow: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     // Guarded by `condition`.
     private var slots: [Int: SegmentSlot] = [:]
     private var nextToStart = 1
@@ -82,7 +87,7 @@ final class SegmentWindow: @unchecked Sendable {
             while true {
                 if let slot = slots[index], slot.filled > offset || slot.failure != nil { return slot }
                 if interrupted() { return nil }
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+                condition.wait(seconds: 0.1)
             }
         }
     }

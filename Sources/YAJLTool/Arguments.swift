@@ -1,6 +1,11 @@
-import Foundation
-import YAJL
+import YAJLCore
 import YAJLHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Settings gathered from the command line, shared by every command.
 struct ToolSettings {
@@ -127,8 +132,8 @@ let httpOptionSpecs: [OptionSpec] = [
         guard let colon = text.firstIndex(of: ":") else {
             throw UsageError(description: "--header expects 'Name: value', not '\(text)'")
         }
-        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let name = text[..<colon].trimmingASCIIWhitespace()
+        let value = text[text.index(after: colon)...].trimmingASCIIWhitespace()
         do {
             try HTTPOptions(headers: [name: value]).validate()
         } catch let error as HTTPError {

@@ -1,6 +1,11 @@
-import Foundation
-import YAJL
+import YAJLCore
 import YAJLHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One `yajl` command: its name, help and options, and what it runs.
 struct Command: Sendable {
@@ -19,9 +24,9 @@ struct Command: Sendable {
         text += "\noptions:\n"
         for option in options {
             let left = option.valueName.map { "\(option.name) \($0)" } ?? option.name
-            text += "  " + left.padding(toLength: 28, withPad: " ", startingAt: 0) + option.help + "\n"
+            text += "  " + left.padded(to: 28) + option.help + "\n"
         }
-        text += "  " + "-h, --help".padding(toLength: 28, withPad: " ", startingAt: 0) + "show this help\n"
+        text += "  " + "-h, --help".padded(to: 28) + "show this help\n"
         return text
     }
 }
@@ -40,7 +45,7 @@ enum ExitStatus {
 /// The input named on the command line: a file, an `http(s)://` URL, or standard input for `-` or nothing.
 func inputSource(_ settings: ToolSettings, http: HTTPOptions? = nil) -> (name: String, source: any JSONByteSource) {
     guard let path = settings.inputs.first, path != "-" else {
-        return ("stdin", FileHandleByteSource(.standardInput, name: "stdin"))
+        return ("stdin", FileDescriptorByteSource(fileDescriptor: 0, name: "stdin"))
     }
     if HTTPByteSource.isHTTPURL(path), let url = URL(string: path) {
         return (path, HTTPByteSource(url: url, options: http ?? settings.http))
@@ -62,7 +67,7 @@ func parseInput(_ settings: ToolSettings, handler: some JSONEventHandler) throws
 func report(_ error: JSONParseError) {
     var text = error.detailedDescription
     if let option = error.limitOption, let flag = limitFlags[option] {
-        text = text.replacingOccurrences(of: "raise Options.\(option)", with: "raise \(flag)")
+        text = text.replacing("raise Options.\(option)", with: "raise \(flag)")
     }
     standardError.write("yajl: error: \(text)\n")
 }
@@ -70,7 +75,8 @@ func report(_ error: JSONParseError) {
 /// Writes to standard error, unbuffered.
 struct StandardError {
     func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { try? Syscalls.writeAll(2, $0, target: "standard error") }
     }
 }
 let standardError = StandardError()

@@ -1,4 +1,4 @@
-import YAJL
+import YAJLCore
 
 /// Buffered writes to a file descriptor (standard output by default), 64 KiB at a time.
 ///

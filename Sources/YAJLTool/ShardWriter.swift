@@ -1,6 +1,11 @@
 import CZlib
+import YAJLCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import YAJL
+#endif
 
 /// NDJSON shards for `yajl split`: each record a line, in numbered files of about `shardSize`
 /// bytes on disk (a record is never split; a shard holds at least one), plain or gzip. A shard is
@@ -43,7 +48,7 @@ final class ShardWriter {
     }
 
     private var currentName: String {
-        String(format: "%@-%05d.ndjson%@", prefix, shards.count, gzip ? ".gz" : "")
+        prefix + "-" + String(shards.count).leftPadded(to: 5) + ".ndjson" + (gzip ? ".gz" : "")
     }
 
     private func path(_ name: String) -> String { directory + "/" + name }

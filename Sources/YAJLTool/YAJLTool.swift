@@ -1,6 +1,11 @@
-import Foundation
-import YAJL
+import YAJLCore
 import YAJLHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `yajl`: streaming JSON tools for data-import work, over libyajl.
 @main
@@ -18,7 +23,7 @@ struct YAJLTool {
         FILE is a path or an http(s):// URL, and defaults to standard input ('-').
 
         commands:
-        \(commands.map { "  " + $0.name.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+        \(commands.map { "  " + $0.name.padded(to: 12) + $0.summary }.joined(separator: "\n"))
 
         Run 'yajl COMMAND --help' for a command's options.
         Exit status: 0 success, 1 invalid JSON (or a download that could not be resumed),
@@ -26,7 +31,7 @@ struct YAJLTool {
         """
 
     static func main() {
-        exit(run(Array(CommandLine.arguments.dropFirst())))
+        Syscalls.exit(run(Array(CommandLine.arguments.dropFirst())))
     }
 
     static func run(_ arguments: [String]) -> Int32 {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import YAJL
 
-@testable import YAJL
+@testable import YAJLCore
 
 /// `.iso8601` dates and the snake_case key strategies, compared value by value with Foundation.
 @Suite("Dates and key strategies")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import YAJL
 
-@testable import YAJL
+@testable import YAJLCore
 
 /// Random documents and random queries: the streaming selection against ``ReferenceJSONPath``,
 /// as multisets in document order and exactly in the RFC's order, at random chunk sizes.

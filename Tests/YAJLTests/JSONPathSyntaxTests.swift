@@ -1,6 +1,7 @@
 import Testing
+import YAJL
 
-@testable import YAJL
+@testable import YAJLCore
 
 /// RFC 9535's grammar, exactly: what is accepted, what is refused, and where the error points.
 @Suite("JSONPath: syntax")

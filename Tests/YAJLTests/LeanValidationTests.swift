@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import YAJL
 import YAJLTestSupport
 
-@testable import YAJL
+@testable import YAJLCore
 
 /// The lean first pass of `JSONParser.validate`: it accepts only what a parse with a handler
 /// accepts, it does accept valid documents (or the speed-up would be gone unnoticed), and every

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import YAJL
 
-@testable import YAJL
+@testable import YAJLCore
 
 /// The number parser against `strtod_l` (glibc, correctly rounded), bit for bit: random doubles
 /// in every printed form, random decimals of 1 to 40 digits across the whole exponent range,

@@ -2,10 +2,11 @@
 
 import Foundation
 import Testing
+import YAJL
 import YAJLFixtures
 import YAJLTestSupport
 
-@testable import YAJL
+@testable import YAJLCore
 
 struct User: Decodable, Equatable {
     struct Address: Decodable, Equatable {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import YAJL
 
-@testable import YAJL
+@testable import YAJLCore
 
 @Suite("Encodable records")
 struct RecordEncodingTests {
@@ -107,7 +108,12 @@ struct RecordEncodingTests {
     }
 
     /// Compared with Foundation's own `JSONEncoder` at run time, quirks included.
-    @Test(arguments: ["myURLProperty", "firstName", "id", "HTTPStatus", "a1B", "already_snake", "x"])
+    @Test(arguments: [
+        "myURLProperty", "firstName", "id", "HTTPStatus", "a1B", "already_snake", "x",
+        // Beyond ASCII: upper, title and lower case letters, and letters with no case.
+        "ÉtéDeLaVille", "straßeNameÜber", "ǅemalǈjubav", "naïveŒuvreÀBC", "αΒγΔ", "東京TowerЖук",
+        "emoji😀KeyÉ", "ⅫRomanNumeral", "ÀÉÎõü", "e\u{301}Accent",
+    ])
     func snakeCaseMatchesJSONEncoder(key: String) throws {
         struct One: Encodable {
             let key: String

@@ -3,9 +3,10 @@
 
 import Foundation
 import Testing
+import YAJL
 import YAJLTestSupport
 
-@testable import YAJL
+@testable import YAJLCore
 
 /// Regression tests of the reliability issue: strict UTF-8, white space, misuse, byte order marks,
 /// error locations, options that must not trap, the writer's checks and bounded memory.

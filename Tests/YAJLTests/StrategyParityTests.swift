@@ -84,6 +84,29 @@ struct StrategyParityTests {
         try roundTrip(encoder, decoder, encoding, decoding)
     }
 
+    /// `.formatted` is a static function of `YAJL` (over `.parsed`, so `YAJLCore` needs no
+    /// `DateFormatter`); text the formatter refuses is an error naming the format, as before.
+    @Test func formattedDatesThatDoNotMatchNameTheFormat() throws {
+        struct Stamp: Decodable { let at: Date }
+        var decoding = JSONRecordDecodingOptions()
+        decoding.dateDecodingStrategy = .formatted(Self.formatter())
+        let decoder = JSONRecordDecoder(options: decoding)
+        let stamp = try decoder.decode(Stamp.self, from: "{\"at\": \"2026-12-01 10:20:30\"}")
+        #expect(stamp.at == Date(timeIntervalSince1970: 1_796_120_430))
+        let error = try #require(throws: (any Error).self) {
+            try decoder.decode(Stamp.self, from: "{\"at\": \"2026-12-01T10:20:30Z\"}")
+        }
+        #expect(
+            "\(error)".contains("Date string '2026-12-01T10:20:30Z' does not match the format yyyy-MM-dd HH:mm:ss"),
+            "\(error)"
+        )
+        let foundation = JSONDecoder()
+        foundation.dateDecodingStrategy = .formatted(Self.formatter())
+        #expect(throws: DecodingError.self) {
+            try foundation.decode(Stamp.self, from: Data("{\"at\": \"2026-12-01T10:20:30Z\"}".utf8))
+        }
+    }
+
     @Test func deferredDataAndCustomData() throws {
         let encoder = JSONEncoder()
         encoder.dataEncodingStrategy = .deferredToData

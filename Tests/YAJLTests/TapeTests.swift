@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import YAJL
 import YAJLTestSupport
 
-@testable import YAJL
+@testable import YAJLCore
 
 /// The tape's variable-length encoding: every form round-trips, and a large record costs about
 /// its own size.

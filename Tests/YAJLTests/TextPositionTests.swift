@@ -1,6 +1,7 @@
 import Testing
+import YAJL
 
-@testable import YAJL
+@testable import YAJLCore
 
 /// The position tracker's backward searches (memrchr underneath) against a byte-by-byte reference:
 /// the last unescaped quote of a chunk says where a string that spans reads began.

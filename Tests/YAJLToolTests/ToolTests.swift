@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YAJLFixtures
+import YAJLTestSupport
 
 /// The `yajl` tool, run as a user would: the binary built beside the tests, fed on stdin or a file.
 @Suite("yajl tool", .serialized)
@@ -204,5 +205,47 @@ struct ToolTests {
             #expect(commandHelp.status == 0)
             #expect(commandHelp.stdout.hasPrefix("usage: yajl \(command)"))
         }
+    }
+
+    /// The help's two columns, padded by hand (FoundationEssentials has no `padding(toLength:)`).
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func helpColumnsAreAligned() throws {
+        let help = try Self.run(["--help"]).stdout
+        let commands = help.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
+        #expect(commands.count >= 7, "\(help)")
+        for line in commands {
+            let characters = Array(line)
+            #expect(characters.count > 14 && characters[13] == " " && characters[14] != " ", "\(line)")
+        }
+        let options = try Self.run(["extract", "--help"]).stdout.split(separator: "\n").drop { $0 != "options:" }
+        #expect(options.count > 3)
+        for line in options.dropFirst() where line.hasPrefix("  ") {
+            let characters = Array(line)
+            #expect(characters.count > 30 && characters[29] == " " && characters[30] != " ", "\(line)")
+        }
+    }
+
+    /// `extract --progress`: size, share, rate and records, redrawn on one line, ending with the
+    /// whole file and every record.
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func theProgressLineCountsBytesAndRecords() throws {
+        let file = TemporaryFile("progress.json")
+        defer { file.remove() }
+        try DocumentGenerator.write(.records, targetBytes: 3 << 20, to: file.path)
+        let run = try Self.run(["extract", "$.results[*]", file.path, "--progress"])
+        #expect(run.status == 0)
+        let records = run.stdout.split(separator: "\n").count
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+        let mib = Double(size) / 1_048_576
+        let last = try #require(run.stderr.split(separator: "\r").last.map(String.init))
+        // "  3.0 MiB of 3.0 MiB (99%)   41 MB/s   15512 records", as printf's %.1f and %.0f write them.
+        let expected = String(format: "  %.1f MiB of %.1f MiB (", mib, mib)
+        #expect(last.hasPrefix(expected), "\(last.debugDescription) vs \(expected.debugDescription)")
+        #expect(last.hasSuffix(" MB/s   \(records) records\u{1B}[K\n"), "\(last.debugDescription)")
+        let fields = last.dropFirst(expected.count).split(separator: " ")
+        #expect(fields.count == 5, "\(last.debugDescription)")
+        let share = fields.first.flatMap { Int($0.dropLast(2)) } ?? -1
+        #expect(fields.first?.hasSuffix("%)") == true && share >= 99 && share <= 100, "\(last.debugDescription)")
+        #expect(fields.count > 1 && Int(fields[1]) != nil, "the rate: \(last.debugDescription)")
     }
 }

@@ -1,4 +1,4 @@
-import YAJL
+import YAJLCore
 
 /// Prints each event as a one-line JSON array, in the format of YAJL's own event tests.
 final class EventPrinter: JSONEventHandler {

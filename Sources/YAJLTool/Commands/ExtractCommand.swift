@@ -1,7 +1,12 @@
-import Foundation
 import Synchronization
-import YAJL
+import YAJLCore
 import YAJLHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 let extractCommand = Command(
     name: "extract",
@@ -87,7 +92,8 @@ let extractCommand = Command(
         throw UsageError(description: error.description)
     }
 
-    let showProgress = settings.values["--quiet"] == nil && (settings.values["--progress"] != nil || isatty(2) != 0)
+    let showProgress =
+        settings.values["--quiet"] == nil && (settings.values["--progress"] != nil || Syscalls.isTerminal(2))
     let progress = showProgress ? ProgressLine(total: name == "stdin" ? nil : fileSize(name), download: download) : nil
     let out = OutputBuffer()
     var written = 0
@@ -157,7 +163,7 @@ func jsonQuoted(_ text: String) -> String {
 }
 
 func fileSize(_ path: String) -> Int? {
-    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    Syscalls.fileSize(atPath: path)
 }
 
 /// The latest progress of an HTTP download, shared with the progress line.
@@ -187,11 +193,11 @@ final class ProgressLine {
         guard force || now.timeIntervalSince(lastDraw) >= 0.2 else { return }
         lastDraw = now
         let seconds = max(now.timeIntervalSince(start), 1e-6)
-        var text = String(format: "\r  %.1f MiB", Double(bytes) / 1_048_576)
+        var text = "\r  \(fixed(Double(bytes) / 1_048_576, digits: 1)) MiB"
         if let total, total > 0 {
-            text += String(format: " of %.1f MiB (%d%%)", Double(total) / 1_048_576, min(100, bytes * 100 / total))
+            text += " of \(fixed(Double(total) / 1_048_576, digits: 1)) MiB (\(min(100, bytes * 100 / total))%)"
         }
-        text += String(format: "   %.0f MB/s   %d records", Double(bytes) / 1e6 / seconds, records)
+        text += "   \(fixed(Double(bytes) / 1e6 / seconds, digits: 0)) MB/s   \(records) records"
         if let resumes = download.progress?.resumes, resumes > 0 {
             text += "   \(resumes) resume\(resumes == 1 ? "" : "s")"
         }

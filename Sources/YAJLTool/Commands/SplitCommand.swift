@@ -1,6 +1,11 @@
-import Foundation
-import YAJL
+import YAJLCore
 import YAJLHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 let splitCommand = Command(
     name: "split",
@@ -92,9 +97,9 @@ let splitCommand = Command(
 
 /// Creates `directory` if needed; refuses one that already holds a split.
 private func prepareDirectory(_ directory: String) throws {
-    var isDirectory: ObjCBool = false
+    var isDirectory = false
     if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-        guard isDirectory.boolValue else { throw UsageError(description: "--out \(directory) is not a directory") }
+        guard isDirectory else { throw UsageError(description: "--out \(directory) is not a directory") }
         guard !FileManager.default.fileExists(atPath: directory + "/manifest.json") else {
             throw UsageError(
                 description:
@@ -105,7 +110,7 @@ private func prepareDirectory(_ directory: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw UsageError(description: "cannot create --out \(directory): \(error.localizedDescription)")
+            throw UsageError(description: "cannot create --out \(directory): \(describe(error))")
         }
     }
 }
@@ -121,9 +126,9 @@ private func validator(of source: any JSONByteSource, name: String) -> [(String,
     }
     guard name != "stdin", let attributes = try? FileManager.default.attributesOfItem(atPath: name) else { return [] }
     var fields: [(String, String)] = []
-    if let size = attributes[.size] as? Int { fields.append(("size", String(size))) }
+    if let size = fileSize(name) { fields.append(("size", String(size))) }
     if let date = attributes[.modificationDate] as? Date {
-        fields.append(("modified", ISO8601DateFormatter().string(from: date)))
+        fields.append(("modified", RFC3339.string(from: date)))
     }
     return fields
 }
@@ -155,12 +160,6 @@ private struct Manifest {
         defer { Syscalls.close(fd) }
         var bytes = Array(text.utf8)
         try bytes.withUnsafeMutableBytes { try Syscalls.writeAll(fd, UnsafeRawBufferPointer($0), target: temporary) }
-        guard rename(temporary, directory + "/manifest.json") == 0 else {
-            throw JSONIOError(
-                operation: .write,
-                target: directory + "/manifest.json",
-                message: Syscalls.message(forErrno: errno)
-            )
-        }
+        try Syscalls.rename(temporary, to: directory + "/manifest.json")
     }
 }

@@ -1,4 +1,4 @@
-import YAJL
+import YAJLCore
 
 /// Counts events through the public typed-event layer, with path tracking on (it is also the
 /// package's end-to-end speed probe).

@@ -1,4 +1,4 @@
-import YAJL
+import YAJLCore
 
 let validateCommand = Command(
     name: "validate",

@@ -1,4 +1,6 @@
-@testable import YAJL
+import YAJL
+
+@testable import YAJLCore
 
 /// A plain reading of RFC 9535 over an in-memory ``JSONValue``, written straight from the RFC's
 /// text (recursion over the tree, Doubles for numbers): the oracle the streaming selection is

@@ -1,0 +1,112 @@
+import Foundation
+import YAJLCore
+
+/// ``JSONValue`` to and from the `Any` trees of `JSONSerialization`, numbers without rounding.
+extension JSONValue {
+    /// Converts what `JSONSerialization.jsonObject` produces (or any tree of `NSNull`, `Bool`,
+    /// `NSNumber`, `Decimal`, Swift integers and floating-point numbers, `String`, `[Any]` and
+    /// `[String: Any]`). Dictionary keys are sorted (Foundation keeps no order). A `char`-typed
+    /// `NSNumber` is a boolean, as `JSONSerialization` makes them.
+    /// - Throws: ``JSONValueConversionError`` for anything else, or a non-finite number.
+    public init(foundation object: Any) throws {
+        switch object {
+        case let value as JSONValue: self = value
+        case is NSNull: self = .null
+        case let value as Bool where type(of: object) == Bool.self: self = .bool(value)
+        case let value as String: self = .string(value)
+        case let value as NSDecimalNumber: self = try Self.number(value.description, object)
+        case let value as Decimal: self = try Self.number(value.description, object)
+        case let value as NSNumber:
+            switch String(cString: value.objCType) {
+            case "c", "B": self = .bool(value.boolValue)
+            case "f", "d": self = try Self.number(value.doubleValue, object)
+            case "Q", "L", "I", "S", "C": self = try Self.number(String(value.uint64Value), object)
+            default: self = try Self.number(String(value.int64Value), object)
+            }
+        case let value as Int: self = try Self.number(String(value), object)
+        case let value as Int64: self = try Self.number(String(value), object)
+        case let value as UInt64: self = try Self.number(String(value), object)
+        case let value as Double: self = try Self.number(value, object)
+        case let value as Float: self = try Self.number(Double(value), object)
+        case let array as [Any]: self = .array(try array.map(JSONValue.init(foundation:)))
+        case let dictionary as [String: Any]:
+            self = .object(
+                JSONObject(
+                    try dictionary.keys.sorted().map {
+                        JSONObject.Member(key: $0, value: try JSONValue(foundation: dictionary[$0]!))
+                    }
+                )
+            )
+        default:
+            throw JSONValueConversionError(message: "\(type(of: object)) is not a JSON value")
+        }
+    }
+
+    private static func number(_ value: Double, _ object: Any) throws -> JSONValue {
+        guard value.isFinite else { throw JSONValueConversionError(message: "\(value) is not a JSON number") }
+        return try number("\(value)", object)
+    }
+
+    private static func number(_ text: String, _ object: Any) throws -> JSONValue {
+        guard let number = JSONNumber(text) else {
+            throw JSONValueConversionError(message: "\(object) (\(type(of: object))) is not a JSON number")
+        }
+        return .number(number)
+    }
+
+    /// The value as `JSONSerialization` would give it: `NSNull`, `Bool`, `String`, `[Any]`,
+    /// `[String: Any]`, and numbers as `Int` (or `UInt64`) for integers in range, `Decimal` for
+    /// other integers and for decimals that a `Double` would round, `Double` for the rest. Nothing
+    /// is rounded: 123456789012345678901234567890 is a `Decimal` with every digit.
+    /// - Throws: ``JSONValueConversionError`` for a number that neither a `Double` nor a `Decimal`
+    ///   (38 significant digits) holds exactly, or an object with a key twice.
+    public func foundationObject() throws -> Any {
+        switch self {
+        case .null: return NSNull()
+        case .bool(let value): return value
+        case .string(let value): return value
+        case .array(let elements): return try elements.map { try $0.foundationObject() }
+        case .object(let object):
+            var dictionary: [String: Any] = [:]
+            for member in object.members {
+                guard dictionary[member.key] == nil else {
+                    throw JSONValueConversionError(
+                        message: "the key \"\(member.key)\" appears twice; a dictionary keeps one"
+                    )
+                }
+                dictionary[member.key] = try member.value.foundationObject()
+            }
+            return dictionary
+        case .number(let number):
+            guard let exact = ExactNumber(text: Array(number.text.utf8)) else {
+                throw JSONValueConversionError(message: "\(number.text) is not a number")
+            }
+            if exact.exponent >= 0 {
+                if let value = Int(number.text) { return value }
+                if let value = UInt64(number.text) { return value }
+            }
+            if let double = Double(number.text), double.isFinite,
+                ExactNumber(text: Array("\(double)".utf8)) == exact
+            {
+                return double
+            }
+            if exact.digits.count <= 38, let decimal = Decimal(string: number.text),
+                ExactNumber(text: Array(decimal.description.utf8)) == exact
+            {
+                return decimal
+            }
+            throw JSONValueConversionError(
+                message: "\(number.text) has more digits than a Double or a Decimal holds; read it as JSONNumber.text"
+            )
+        }
+    }
+}
+
+/// A value that has no JSON form (or no Foundation form): what it was, in words.
+public struct JSONValueConversionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What could not be converted, and why.
+    public let message: String
+
+    /// The message.
+    public var description: String { message }
+}

@@ -1,0 +1,312 @@
+// About 300 lines: the bridge and its two callback tables (delivering, and validating only), which
+// must stay beside the helpers they inline.
+
+private import CYAJL
+
+// The only file that calls libyajl's parser API.
+//
+// Design (measured figures in Docs/HotPath.md): one `yajl_callbacks` table of capture-free
+// closures, allocated once per process (YAJL keeps the pointer, it does not copy the struct). The
+// context pointer is an unretained `CallbackTarget`, a final class reached in each callback through
+// `_withUnsafeGuaranteedRef`: its `let` properties (the handler, and a pointer to the mutable
+// `ParserState`) are borrowed with no retain/release, and the mutable state behind the raw pointer
+// is updated with no exclusivity check. Keys, strings and numbers are passed on as borrowed
+// buffers. An error thrown by the handler is stored, the callback returns 0 ("stop"), and the error
+// is rethrown after `yajl_parse` returns.
+
+/// What YAJL's context pointer points at: the handler and the mutable state, both fixed for the
+/// parse. Held strongly by `YAJLParserBridge`, passed to YAJL unretained.
+final class CallbackTarget {
+    let handler: any JSONEventHandler
+    let state: UnsafeMutablePointer<ParserState>
+
+    init(handler: any JSONEventHandler, state: UnsafeMutablePointer<ParserState>) {
+        self.handler = handler
+        self.state = state
+    }
+}
+
+/// Owns one `yajl_handle` and the state its callbacks use.
+final class YAJLParserBridge {
+    let state: UnsafeMutablePointer<ParserState>
+    private let target: CallbackTarget
+    private let handle: OpaquePointer
+
+    /// A bridge delivering every event to `handler`; with `deliversEvents` off, the handler is
+    /// never called: the callbacks keep only what limits and error locations need (depth, path,
+    /// the event count), for validation at the speed of YAJL itself.
+    init(options: JSONParser.Options, handler: any JSONEventHandler, deliversEvents: Bool = true) {
+        state = .allocate(capacity: 1)
+        state.initialize(
+            to: ParserState(
+                path: PathStack(keepsKeys: options.tracksPath),
+                maxDepth: options.maxDepth,
+                tracksPath: options.tracksPath
+            )
+        )
+        target = CallbackTarget(handler: handler, state: state)
+        // yajl_alloc only fails when malloc does; there is nothing sensible to do but stop.
+        let callbacks = deliversEvents ? sharedCallbacks : validatingCallbacks
+        guard let handle = yajl_alloc(callbacks, nil, Unmanaged.passUnretained(target).toOpaque()) else {
+            fatalError("yajl_alloc failed: out of memory")
+        }
+        self.handle = handle
+        state.pointee.handle = handle
+        Self.configure(handle, options)
+    }
+
+    /// Sets YAJL's options on `handle` from `options`: here and for the lean validation pass,
+    /// which must decide validity exactly as a parse does.
+    static func configure(_ handle: OpaquePointer, _ options: JSONParser.Options) {
+        cyajl_config(handle, yajl_allow_comments, options.allowComments ? 1 : 0)
+        // YAJL's own UTF-8 check is weaker than ``UTF8Validator``, which has already seen every
+        // byte before YAJL does when `validatesUTF8` is on: running both would pay twice.
+        cyajl_config(handle, yajl_dont_validate_strings, 1)
+        cyajl_config(handle, yajl_allow_trailing_garbage, options.allowTrailingGarbage ? 1 : 0)
+        cyajl_config(handle, yajl_allow_multiple_values, options.allowMultipleValues ? 1 : 0)
+        cyajl_config(handle, yajl_allow_partial_values, options.allowPartialValues ? 1 : 0)
+    }
+
+    deinit {
+        yajl_free(handle)
+        state.pointee.path.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    enum Status {
+        case ok
+        /// A callback returned 0: the handler threw, asked to stop, or a limit was hit.
+        case stopped
+        /// YAJL rejected the input.
+        case error(YAJLError)
+    }
+
+    /// `yajl_parse` over one chunk, which starts at absolute offset `base`.
+    func parse(_ chunk: UnsafeRawBufferPointer, base: Int) -> Status {
+        state.pointee.chunkBase = base
+        state.pointee.chunkLength = chunk.count
+        state.pointee.chunkStart = chunk.baseAddress
+        let bytes = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        return status(yajl_parse(handle, bytes, chunk.count), chunk: chunk, base: base, atEndOfInput: false)
+    }
+
+    /// `yajl_complete_parse`: the input has ended at absolute offset `end`.
+    func complete(end: Int) -> Status {
+        state.pointee.chunkBase = end
+        state.pointee.chunkLength = 0
+        state.pointee.chunkStart = nil
+        return status(
+            yajl_complete_parse(handle),
+            chunk: UnsafeRawBufferPointer(start: nil, count: 0),
+            base: end,
+            atEndOfInput: true
+        )
+    }
+
+    private func status(_ status: yajl_status, chunk: UnsafeRawBufferPointer, base: Int, atEndOfInput: Bool) -> Status {
+        switch status {
+        case yajl_status_ok: return .ok
+        case yajl_status_client_canceled: return .stopped
+        default:
+            let consumed = yajl_get_bytes_consumed(handle)
+            var message = "unknown error"
+            if let raw = yajl_get_error(handle, 0, nil, 0) {
+                message = Self.errorMessage(from: UnsafeRawPointer(raw).assumingMemoryBound(to: CChar.self))
+                yajl_free_error(handle, raw)
+            }
+            return .error(
+                YAJLError(
+                    message: message,
+                    consumed: consumed,
+                    chunk: chunk,
+                    base: base,
+                    atEndOfInput: atEndOfInput,
+                    end: base,
+                    position: state.pointee.position
+                )
+            )
+        }
+    }
+
+    /// YAJL renders `"<parse|lexical> error: <text>\n"`; keep `<text>`, without a final period.
+    private static func errorMessage(from cString: UnsafePointer<CChar>) -> String {
+        var text = String(cString: cString)  // NUL-terminated: YAJL allocated it for us.
+        while text.last == "\n" || text.last == " " { text.removeLast() }
+        if let range = text.firstRange(of: " error: ") { text = String(text[range.upperBound...]) }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+}
+
+// MARK: - The callbacks
+
+/// Runs `body` with the callback target borrowed from YAJL's context pointer: no retain/release.
+@inline(__always)
+private func withTarget(_ context: UnsafeMutableRawPointer?, _ body: (CallbackTarget) -> Int32) -> Int32 {
+    Unmanaged<CallbackTarget>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
+}
+
+/// Runs one handler call; turns a thrown error or a stop request into YAJL's "stop" (0).
+@inline(__always)
+private func deliver(_ s: UnsafeMutablePointer<ParserState>, _ body: (JSONEventContext) throws -> Void) -> Int32 {
+    s.pointee.eventCount &+= 1
+    do {
+        try body(JSONEventContext(state: s))
+    } catch {
+        s.pointee.pendingError = error
+        return 0
+    }
+    return s.pointee.stopRequested ? 0 : 1
+}
+
+@inline(__always)
+private func willStartValue(_ s: UnsafeMutablePointer<ParserState>) {
+    if s.pointee.path.depth == 0 { s.pointee.topLevelValues &+= 1 }
+    s.pointee.path.willStartValue()
+}
+
+/// Delivers a container start and opens the container, unless it would be deeper than allowed:
+/// then it records a depth-limit error and returns 0 without calling the handler.
+@inline(__always)
+private func open(
+    _ s: UnsafeMutablePointer<ParserState>,
+    isArray: Bool,
+    _ body: (JSONEventContext) throws -> Void
+) -> Int32 {
+    let depth = s.pointee.path.depth + 1
+    if depth > s.pointee.maxDepth {
+        s.pointee.pendingError = LimitViolation.depth(offset: s.pointee.currentOffset - 1)
+        return 0
+    }
+    if depth > s.pointee.maxDepthSeen { s.pointee.maxDepthSeen = depth }
+    let result = deliver(s, body)
+    s.pointee.path.push(isArray: isArray)
+    return result
+}
+
+/// A limit hit inside a callback; `JSONParser` turns it into a located `JSONParseError`.
+enum LimitViolation: Error {
+    case depth(offset: Int)
+}
+
+private nonisolated(unsafe) let sharedCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(
+        to: yajl_callbacks(
+            yajl_null: { context in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return deliver(t.state) { try t.handler.null(context: $0) }
+                }
+            },
+            yajl_boolean: { context, value in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return deliver(t.state) { try t.handler.bool(value != 0, context: $0) }
+                }
+            },
+            yajl_integer: nil,
+            yajl_double: nil,
+            yajl_number: { context, text, length in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    let view = JSONNumberView(bytes: UnsafeRawBufferPointer(start: text, count: length))
+                    return deliver(t.state) { try t.handler.number(view, context: $0) }
+                }
+            },
+            yajl_string: { context, bytes, length in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    let view = JSONStringView(bytes: UnsafeRawBufferPointer(start: bytes, count: length))
+                    return deliver(t.state) { try t.handler.string(view, context: $0) }
+                }
+            },
+            yajl_start_map: { context in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return open(t.state, isArray: false) { try t.handler.startObject(context: $0) }
+                }
+            },
+            yajl_map_key: { context, bytes, length in
+                withTarget(context) { t in
+                    let view = UnsafeRawBufferPointer(start: bytes, count: length)
+                    t.state.pointee.path.setKey(view)
+                    return deliver(t.state) { try t.handler.key(JSONStringView(bytes: view), context: $0) }
+                }
+            },
+            yajl_end_map: { context in
+                withTarget(context) { t in
+                    t.state.pointee.path.pop()
+                    return deliver(t.state) { try t.handler.endObject(context: $0) }
+                }
+            },
+            yajl_start_array: { context in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return open(t.state, isArray: true) { try t.handler.startArray(context: $0) }
+                }
+            },
+            yajl_end_array: { context in
+                withTarget(context) { t in
+                    t.state.pointee.path.pop()
+                    return deliver(t.state) { try t.handler.endArray(context: $0) }
+                }
+            }
+        )
+    )
+    return table
+}()
+
+/// The callbacks of a parser that delivers no events (``JSONParser/validate(_:options:)``): the
+/// same path, depth and event bookkeeping as ``sharedCallbacks`` (so limits and error locations are
+/// the same), without making contexts or calling a handler.
+private nonisolated(unsafe) let validatingCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(
+        to: yajl_callbacks(
+            yajl_null: { context in withTarget(context) { t in scalarSeen(t.state) } },
+            yajl_boolean: { context, _ in withTarget(context) { t in scalarSeen(t.state) } },
+            yajl_integer: nil,
+            yajl_double: nil,
+            yajl_number: { context, _, _ in withTarget(context) { t in scalarSeen(t.state) } },
+            yajl_string: { context, _, _ in withTarget(context) { t in scalarSeen(t.state) } },
+            yajl_start_map: { context in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return open(t.state, isArray: false) { _ in }
+                }
+            },
+            yajl_map_key: { context, bytes, length in
+                withTarget(context) { t in
+                    t.state.pointee.path.setKey(UnsafeRawBufferPointer(start: bytes, count: length))
+                    t.state.pointee.eventCount &+= 1
+                    return 1
+                }
+            },
+            yajl_end_map: { context in withTarget(context) { t in containerEnded(t.state) } },
+            yajl_start_array: { context in
+                withTarget(context) { t in
+                    willStartValue(t.state)
+                    return open(t.state, isArray: true) { _ in }
+                }
+            },
+            yajl_end_array: { context in withTarget(context) { t in containerEnded(t.state) } }
+        )
+    )
+    return table
+}()
+
+@inline(__always)
+private func scalarSeen(_ s: UnsafeMutablePointer<ParserState>) -> Int32 {
+    willStartValue(s)
+    s.pointee.eventCount &+= 1
+    return 1
+}
+
+@inline(__always)
+private func containerEnded(_ s: UnsafeMutablePointer<ParserState>) -> Int32 {
+    s.pointee.path.pop()
+    s.pointee.eventCount &+= 1
+    return 1
+}

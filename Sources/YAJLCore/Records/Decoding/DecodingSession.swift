@@ -1,0 +1,186 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Shared, per-stream decoding state: the strategies, and caches that make them cheap.
+final class DecodingSession {
+    let options: JSONRecordDecodingOptions
+    let userInfo: [CodingUserInfoKey: Any]
+    /// snake_case JSON keys, converted once per distinct key and compared as bytes.
+    let snakeCaseKeys = SnakeCaseKeyCache()
+
+    /// Whether keys are compared as they are (no key strategy).
+    let usesDefaultKeys: Bool
+    /// The strings that stand for infinities and NaN, when the strategy converts them.
+    let floatStrings: NonConformingFloatStrings?
+    /// Per nesting depth (up to ``memberHintDepth``): the object last looked up and the member
+    /// after the last one found, so that keys decoded in document order are found with one
+    /// comparison. Never reallocated: containers keep a pointer to their slot.
+    private let memberHints: UnsafeMutablePointer<(object: Int, next: Int)>
+    static let memberHintDepth = 64
+    /// Hint slots handed out since the last reset.
+    private var memberHintsUsed = 0
+
+    init(options: JSONRecordDecodingOptions) {
+        if case .convertFromString(let positive, let negative, let nan) = options.nonConformingFloatDecodingStrategy {
+            floatStrings = NonConformingFloatStrings(positiveInfinity: positive, negativeInfinity: negative, nan: nan)
+        } else {
+            floatStrings = nil
+        }
+        self.options = options
+        userInfo = options.userInfo
+        if case .useDefaultKeys = options.keyDecodingStrategy {
+            usesDefaultKeys = true
+        } else {
+            usesDefaultKeys = false
+        }
+        memberHints = .allocate(capacity: Self.memberHintDepth)
+        memberHints.initialize(repeating: (-1, 0), count: Self.memberHintDepth)
+    }
+
+    deinit { memberHints.deallocate() }
+
+    /// The member hint slot for containers at `depth`; none below ``memberHintDepth``.
+    func memberHint(depth: Int) -> UnsafeMutablePointer<(object: Int, next: Int)>? {
+        guard depth < Self.memberHintDepth else { return nil }
+        memberHintsUsed = max(memberHintsUsed, depth + 1)
+        return memberHints + depth
+    }
+
+    /// Forgets the member hints: they hold indices into the record just decoded.
+    private func resetMemberHints() {
+        memberHints.update(repeating: (-1, 0), count: memberHintsUsed)
+        memberHintsUsed = 0
+    }
+
+    /// Per depth, the keyed containers made so far by the record decoder, one per key type.
+    private var keyedContainers: [[CachedKeyedContainer]] = []
+
+    private struct CachedKeyedContainer {
+        let keyType: ObjectIdentifier
+        let position: ObjectPosition
+        let holder: AnyObject
+    }
+
+    private final class ContainerHolder<Key: CodingKey> {
+        let container: KeyedDecodingContainer<Key>
+        init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
+    }
+
+    /// The record decoder's keyed container at `object`: the one made before for the same key
+    /// type at the same depth, moved to `object`, or a new one.
+    ///
+    /// Making a `KeyedDecodingContainer` costs several lookups in the runtime's metadata caches
+    /// (the container, its box, the conformance) and a box; reusing one costs one lookup. Safe
+    /// because the record decoder's containers at one depth are used one after the other: a
+    /// container lives in one `init(from:)` call, and the values it decodes are one level
+    /// deeper. (Nested containers, which can live side by side, are never cached.)
+    func keyedContainer<Key: CodingKey>(
+        keyedBy type: Key.Type,
+        decoder: TapeDecoder,
+        object: Int,
+        depth: Int,
+        node: CodingPathNode
+    ) -> KeyedDecodingContainer<Key> {
+        guard depth < Self.memberHintDepth else {
+            return decoder.nestedKeyedContainer(keyedBy: type, object: object, depth: depth, node: node)
+        }
+        while keyedContainers.count <= depth { keyedContainers.append([]) }
+        let keyType = ObjectIdentifier(Key.self)
+        for cached in keyedContainers[depth] where cached.keyType == keyType {
+            cached.position.object = object
+            cached.position.node = node
+            cached.position.generation = decoder.liveGeneration
+            return unsafeDowncast(cached.holder, to: ContainerHolder<Key>.self).container
+        }
+        let position = ObjectPosition(
+            object: object,
+            node: node,
+            depth: depth,
+            hint: memberHint(depth: depth),
+            generation: decoder.liveGeneration
+        )
+        let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: decoder, position: position))
+        keyedContainers[depth].append(
+            CachedKeyedContainer(keyType: keyType, position: position, holder: ContainerHolder(container))
+        )
+        return container
+    }
+
+    /// The decoder of records, reused from record to record.
+    private var recordDecoder: TapeDecoder?
+
+    /// Decodes the value at `index` of the tape.
+    func decode<T: Decodable>(_ type: T.Type, from view: TapeView, at index: Int) throws -> T {
+        if T.self == JSONValue.self { return view.value(index) as! T }
+        defer { resetMemberHints() }
+        let decoder: TapeDecoder
+        if let recordDecoder {
+            decoder = recordDecoder
+        } else {
+            decoder = TapeDecoder(view: view, index: index, session: self, cachesContainers: true)
+            recordDecoder = decoder
+        }
+        decoder.beginRecord(view: view, index: index)
+        defer { decoder.endRecord() }
+        return try decoder.decodeCurrent(T.self)
+    }
+
+    /// The coding key name of the JSON key at `index`, under the key strategy.
+    func codingKeyName(forKeyAt index: Int, in view: TapeView, codingPath: @autoclosure () -> [any CodingKey]) -> String
+    {
+        let jsonKey = view.string(index)
+        switch options.keyDecodingStrategy {
+        case .useDefaultKeys: return jsonKey
+        case .convertFromSnakeCase: return KeyCaseConversion.camelCase(fromSnakeCase: jsonKey)
+        case .custom(let body): return body(codingPath() + [RecordCodingKey(stringValue: jsonKey)]).stringValue
+        }
+    }
+
+    /// Whether the JSON key at `index` maps to the coding key `wanted` under the key strategy.
+    func key(
+        at index: Int,
+        in view: TapeView,
+        matches wanted: String,
+        codingPath: @autoclosure () -> [any CodingKey]
+    ) -> Bool {
+        switch options.keyDecodingStrategy {
+        case .useDefaultKeys: return view.keyEquals(index, wanted)
+        case .convertFromSnakeCase: return snakeCaseKeys.matches(view.text(index), wanted)
+        case .custom: return codingKeyName(forKeyAt: index, in: view, codingPath: codingPath()) == wanted
+        }
+    }
+
+    /// The value a coding path leads to from the record at `start`, as far as it leads: the
+    /// failing value of a `DecodingError` (or, for a missing key, its object).
+    func index(of codingPath: [any CodingKey], in view: TapeView, from start: Int) -> Int {
+        var index = start
+        for (depth, codingKey) in codingPath.enumerated() {
+            var found: Int?
+            switch view.kind(index) {
+            case .object:
+                var child = view.firstChild(index)
+                let end = view.end(index)
+                while child < end, found == nil {
+                    let value = view.next(child)
+                    if key(at: child, in: view, matches: codingKey.stringValue, codingPath: Array(codingPath[..<depth]))
+                    {
+                        found = value
+                    }
+                    child = view.next(value)
+                }
+            case .array:
+                guard let position = codingKey.intValue, position >= 0, position < view.count(index) else { break }
+                var child = view.firstChild(index)
+                for _ in 0..<position { child = view.next(child) }
+                found = child
+            default: break
+            }
+            guard let found else { return index }
+            index = found
+        }
+        return index
+    }
+}

@@ -1,0 +1,229 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where a keyed container reads: its object on the tape and its coding-path node. A class, so
+/// that a cached container can be moved to the next object (see
+/// ``DecodingSession/keyedContainer(keyedBy:decoder:object:depth:node:)``).
+final class ObjectPosition {
+    /// The object's entry on the tape.
+    var object: Int
+    /// The object's coding-path node.
+    var node: CodingPathNode
+    /// The object's nesting depth in the record.
+    let depth: Int
+    /// This depth's member hint (see ``DecodingSession/memberHint(depth:)``).
+    let hint: UnsafeMutablePointer<(object: Int, next: Int)>?
+
+    /// The decoder generation the container belongs to (see ``TapeDecoder``'s ownership notes).
+    var generation: Int
+
+    init(
+        object: Int,
+        node: CodingPathNode,
+        depth: Int,
+        hint: UnsafeMutablePointer<(object: Int, next: Int)>?,
+        generation: Int
+    ) {
+        self.object = object
+        self.node = node
+        self.depth = depth
+        self.hint = hint
+        self.generation = generation
+    }
+}
+
+struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    /// The decoder it reads through (retained: see ``TapeDecoder``'s ownership notes).
+    let decoder: TapeDecoder
+    /// Its object, node and generation (retained).
+    let position: ObjectPosition
+    /// Whether keys are compared as they are, with no key strategy.
+    private let usesDefaultKeys: Bool
+
+    init(decoder: TapeDecoder, position: ObjectPosition) {
+        self.decoder = decoder
+        self.position = position
+        usesDefaultKeys = decoder.session.usesDefaultKeys
+    }
+
+    /// The object's entry on the tape.
+    private var object: Int { position.object }
+    private var node: CodingPathNode { position.node }
+    private var depth: Int { position.depth }
+
+    var codingPath: [any CodingKey] { node.codingPath }
+    private var view: TapeView { decoder.view }
+    private var session: DecodingSession { decoder.session }
+
+    /// Whether the container's record is still being decoded.
+    private var isLive: Bool { decoder.liveGeneration == position.generation }
+
+    /// The key entries of the members, in order (none once the record is over).
+    private var keyIndices: [Int] {
+        guard isLive else { return [] }
+        var keys: [Int] = []
+        var child = view.firstChild(object)
+        let end = view.end(object)
+        while child < end {
+            keys.append(child)
+            child = view.next(view.next(child))
+        }
+        return keys
+    }
+
+    var allKeys: [Key] { keyIndices.compactMap { Key(stringValue: codingKeyName(forKeyAt: $0)) } }
+
+    private func codingKeyName(forKeyAt index: Int) -> String {
+        session.codingKeyName(forKeyAt: index, in: view, codingPath: codingPath)
+    }
+
+    /// The value entry of the first member whose key maps to `key`.
+    ///
+    /// Synthesized `init(from:)` asks for the keys in declaration order, which is usually the
+    /// document's order: the member after the last one found is tried first.
+    private func member(_ key: Key) -> Int? {
+        guard isLive else { return nil }
+        let wanted = key.stringValue
+        let end = view.end(object)
+        let hint = position.hint
+        if let hint, hint.pointee.object == object, hint.pointee.next < end, matches(hint.pointee.next, wanted) {
+            let value = view.next(hint.pointee.next)
+            hint.pointee.next = view.next(value)
+            return value
+        }
+        var child = view.firstChild(object)
+        while child < end {
+            let value = view.next(child)
+            if matches(child, wanted) {
+                hint?.pointee = (object, view.next(value))
+                return value
+            }
+            child = view.next(value)
+        }
+        return nil
+    }
+
+    /// Whether the key entry at `index` maps to `wanted`.
+    @inline(__always)
+    private func matches(_ index: Int, _ wanted: String) -> Bool {
+        usesDefaultKeys
+            ? view.keyEquals(index, wanted) : session.key(at: index, in: view, matches: wanted, codingPath: codingPath)
+    }
+
+    private func childNode(_ key: Key) -> CodingPathNode { .key(key.stringValue, parent: node) }
+
+    private func require(_ key: Key) throws -> Int {
+        guard isLive else { throw Unbox.expired(node) }
+        guard let value = member(key) else {
+            throw DecodingError.keyNotFound(
+                key,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "missing key '\(key.stringValue)'"
+                )
+            )
+        }
+        return value
+    }
+
+    /// The member for `key`, or nil when it is absent or null (for `decodeIfPresent`).
+    private func present(_ key: Key) throws -> Int? {
+        guard isLive else { throw Unbox.expired(node) }
+        guard let value = member(key), !Unbox.isNull(view, value) else { return nil }
+        return value
+    }
+
+    func contains(_ key: Key) -> Bool { member(key) != nil }
+    func decodeNil(forKey key: Key) throws -> Bool { Unbox.isNull(view, try require(key)) }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try Unbox.bool(view, require(key), childNode(key))
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try Unbox.string(view, require(key), childNode(key))
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try Unbox.double(view, require(key), childNode(key), session.floatStrings)
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try Unbox.float(view, require(key), childNode(key), session.floatStrings)
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 {
+        try Unbox.integer(view, require(key), childNode(key), as: type)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try present(key).map { try Unbox.bool(view, $0, childNode(key)) }
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try present(key).map { try Unbox.string(view, $0, childNode(key)) }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try present(key).map { try Unbox.double(view, $0, childNode(key), session.floatStrings) }
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try present(key).map { try Unbox.integer(view, $0, childNode(key), as: type) }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.decode(type, at: require(key), node: childNode(key))
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let value = try present(key) else { return nil }
+        return try decoder.decode(type, at: value, node: childNode(key))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        let value = try require(key)
+        guard view.kind(value) == .object else { throw Unbox.mismatch([String: Any].self, view, value, childNode(key)) }
+        return decoder.nestedKeyedContainer(
+            keyedBy: NestedKey.self,
+            object: value,
+            depth: depth + 1,
+            node: childNode(key)
+        )
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let value = try require(key)
+        guard view.kind(value) == .array else { throw Unbox.mismatch([Any].self, view, value, childNode(key)) }
+        return UnkeyedContainer(decoder: decoder, array: value, node: childNode(key))
+    }
+
+    func superDecoder() throws -> any Decoder {
+        guard isLive else { throw Unbox.expired(node) }
+        guard let value = member(Key(stringValue: "super")!) else {
+            throw DecodingError.keyNotFound(
+                RecordCodingKey.superKey,
+                DecodingError.Context(codingPath: codingPath, debugDescription: "missing key 'super'")
+            )
+        }
+        return TapeDecoder(nestedIn: decoder, index: value, node: .key("super", parent: node))
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        TapeDecoder(nestedIn: decoder, index: try require(key), node: childNode(key))
+    }
+}

@@ -1,0 +1,36 @@
+/// Small byte and text helpers shared by the stages: ASCII classes, JSON white space, a byte
+/// comparison that allocates nothing, zero padding.
+
+extension UInt8 {
+    var isASCIILetter: Bool { (self | 0x20) >= UInt8(ascii: "a") && (self | 0x20) <= UInt8(ascii: "z") }
+    var isASCIIDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
+    /// JSON's white space (RFC 8259): space, tab, line feed, carriage return.
+    var isJSONWhiteSpace: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
+}
+
+extension StringProtocol {
+    /// The text without the ASCII white space (space, tab, CR, LF, VT, FF) at either end: what
+    /// Foundation's `trimmingCharacters(in: .whitespacesAndNewlines)` does to protocol text.
+    package func trimmingASCIIWhitespace() -> String {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
+        let text = String(self)
+        guard let first = text.utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = text.utf8.lastIndex(where: { !isSpace($0) })!
+        return String(text[first...last])
+    }
+}
+
+extension String {
+    /// The text with `pad` in front up to `width` characters (unchanged when already as wide).
+    package func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
+
+/// Whether `count` bytes at `a` and `b` are equal (no `memcmp` call, no allocation).
+@usableFromInline
+func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+    let b = b.assumingMemoryBound(to: UInt8.self)
+    for i in 0..<count where a[i] != b[i] { return false }
+    return true
+}
