@@ -20,15 +20,21 @@ BIN        := .build/release
 
 # Release builds link the Swift runtime statically (--static-swift-stdlib), with lld, relative
 # relocations packed (DT_RELR, glibc 2.36 and later) and identical code folded. The dynamic loader
-# then maps 7 shared libraries instead of 21, with their symbol lookups and relocated pages:
-# `yajl validate` on a small file starts in 4.8 ms of CPU instead of 12. The tool imports YAJLCore,
-# which links FoundationEssentials but not Foundation: it peaks at about 7.5 MiB, against 18.5 for
-# the dynamic build with Foundation (`make bench-size`; Docs/Architecture.md, section 8).
-# The executable stays position-independent (ASLR). RELEASE_FLAGS= gives the toolchain's default
-# dynamic build.
+# then maps 6 shared libraries instead of 21, with their symbol lookups and relocated pages. The
+# tool imports YAJLCore, which links FoundationEssentials but not Foundation.
+# libstdc++ (which the Swift runtime needs) is linked statically too: the runtime's link line asks
+# for -lstdc++, so a directory whose libstdc++.so is a linker script naming libstdc++.a comes first
+# in the search path (-Xswiftc -L; made by `make deps`). Relocating the shared libstdc++ cost 1.8M
+# of the 3.2M instructions of `yajl validate` on an empty array, and 0.9 MiB resident.
+# Measured (`make bench-size`; Docs/Architecture.md, section 8): `yajl validate` peaks at about
+# 7 MiB, against 18.5 for the dynamic build with Foundation. The executable stays
+# position-independent (ASLR). RELEASE_FLAGS= gives the toolchain's default dynamic build.
 RELR_OK := $(shell ldd --version 2>/dev/null | head -1 | awk '{split($$NF, v, "."); if (v[1] > 2 || (v[1] == 2 && v[2] >= 36)) print "yes"}')
+STATIC_CXX := $(firstword $(wildcard $(foreach cc,c++ cc clang,$(filter /%,$(shell $(cc) -print-file-name=libstdc++.a 2>/dev/null)))))
+STATIC_CXX_DIR := $(CURDIR)/.build/static-libstdc++
 RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker --icf=all \
-  $(if $(RELR_OK),-Xlinker -z -Xlinker pack-relative-relocs)
+  $(if $(RELR_OK),-Xlinker -z -Xlinker pack-relative-relocs) \
+  $(if $(STATIC_CXX),-Xswiftc -L$(STATIC_CXX_DIR))
 SWIFT_RELEASE = $(SWIFT) build -c release $(RELEASE_FLAGS)
 
 FUZZ_SECONDS ?= 60
@@ -40,6 +46,8 @@ all: build
 
 deps:
 	@bash scripts/install-deps.sh
+	@mkdir -p $(STATIC_CXX_DIR)
+	@$(if $(STATIC_CXX),echo 'INPUT($(STATIC_CXX))' > $(STATIC_CXX_DIR)/libstdc++.so,echo "make: no libstdc++.a found (c++, cc or clang -print-file-name): release builds link libstdc++ dynamically")
 
 build: deps
 	$(SWIFT) build
