@@ -6,12 +6,13 @@ import Musl
 import Darwin
 #endif
 
-/// The only place in the package that calls libc: `open`, `read`, `write`, `close`, `realloc`
-/// for growable buffers, `pthread_create` for the parsing thread, pthread mutexes and condition variables
-/// (``ConditionLock``), and `ftruncate`, `fdatasync`,
-/// `rename` and `flock` for the download cache and `yajl split`, in the
-/// style of swift-system. Every call is retried on `EINTR` in one helper, and `errno` becomes a
-/// ``JSONIOError`` naming the operation and its target.
+/// The only place in the package that calls libc, in the style of swift-system: `open`, `read`,
+/// `write`, `close`, `stat`, `poll`; `realloc` for growable buffers; `pthread_create` for the
+/// parsing thread and pthread mutexes and conditions for ``ConditionLock``; `ftruncate`,
+/// `fdatasync`, `rename` and `flock` for the download cache and `yajl split`; `isatty`,
+/// `nanosleep` and `exit` for the tool and the HTTP source's waits. Every call that can fail is
+/// retried on `EINTR` in one helper, and `errno` becomes a ``JSONIOError`` naming the operation and
+/// its target.
 package enum Syscalls {
     /// The text of an `errno` value (`No space left on device`).
     package static func message(forErrno code: Int32) -> String {

@@ -1,14 +1,11 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
 #endif
-#endif
 
-/// Where a ``JSONWriter``'s bytes go: a file handle (standard output), a file, memory, a closure.
+/// Where a ``JSONWriter``'s bytes go: a file descriptor (standard output), a file, a `FileHandle`,
+/// memory, a closure.
 ///
 /// The writer hands over its buffer each time it fills (64 KiB by default), so writing a document of
 /// any size takes constant memory (except with ``MemoryOutputSink``, which keeps everything).
