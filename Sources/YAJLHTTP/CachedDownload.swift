@@ -162,7 +162,7 @@ final class CachedDownload {
         do {
             spool = try CacheSpool(directory: directory, url: url)
         } catch {
-            event(.bypassed(reason: "cannot use \(directory): \(error)"))
+            event(.bypassed(reason: "cannot use \(directory): \(Syscalls.describe(error))"))
         }
         guard let spool else {
             if spoolIsLocked(directory) {

@@ -30,13 +30,3 @@ func fixed(_ value: Double, digits: Int) -> String {
     let text = String(scaled).leftPadded(to: digits + 1)
     return sign + text.dropLast(digits) + "." + text.suffix(digits)
 }
-
-/// An error's text for the user: a file-system error's OS message (`Permission denied`), else its
-/// description.
-func describe(_ error: any Error) -> String {
-    if let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError {
-        return Syscalls.message(forErrno: posix.code.rawValue)
-    }
-    if let posix = error as? POSIXError { return Syscalls.message(forErrno: posix.code.rawValue) }
-    return String(describing: error)
-}

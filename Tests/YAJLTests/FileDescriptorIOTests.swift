@@ -90,6 +90,19 @@ struct FileDescriptorIOTests {
         #expect(Syscalls.fileSize(atPath: file.path + ".missing") == nil)
     }
 
+    /// A file-system error from `FileManager` reads as the OS says it, not as a dump of its fields.
+    @Test func fileSystemErrorsReadAsTheOSWordsThem() throws {
+        let file = TemporaryFile("fd-notadir")
+        defer { file.remove() }
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data()))
+        let error = try #require(throws: (any Error).self) {
+            try FileManager.default.createDirectory(atPath: file.path + "/sub", withIntermediateDirectories: true)
+        }
+        #expect(Syscalls.describe(error) == Syscalls.message(forErrno: ENOTDIR), "\(error)")
+        struct Other: Error, CustomStringConvertible { var description: String { "other" } }
+        #expect(Syscalls.describe(Other()) == "other")
+    }
+
     @Test(arguments: [
         ("  a b  ", "a b"), ("\t\r\nvalue\r\n", "value"), ("", ""), (" \t ", ""), ("x", "x"),
         ("\u{0B}\u{0C}é\u{0C}", "é"), ("\u{A0}kept\u{A0}", "\u{A0}kept\u{A0}"),

@@ -248,4 +248,15 @@ struct ToolTests {
         #expect(fields.first?.hasSuffix("%)") == true && share >= 99 && share <= 100, "\(last.debugDescription)")
         #expect(fields.count > 1 && Int(fields[1]) != nil, "the rate: \(last.debugDescription)")
     }
+
+    /// `split --out` where a directory cannot be made: the OS's reason, not an error dump.
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func splitNamesWhyItsDirectoryCannotBeMade() throws {
+        let file = TemporaryFile("not-a-directory")
+        defer { file.remove() }
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data()))
+        let run = try Self.run(["split", "$[*]", "-", "--out", file.path + "/shards"], stdin: "[1]")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("cannot create --out \(file.path)/shards: Not a directory"), "\(run.stderr)")
+    }
 }

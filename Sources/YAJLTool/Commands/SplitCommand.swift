@@ -110,7 +110,7 @@ private func prepareDirectory(_ directory: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw UsageError(description: "cannot create --out \(directory): \(describe(error))")
+            throw UsageError(description: "cannot create --out \(directory): \(Syscalls.describe(error))")
         }
     }
 }
