@@ -25,6 +25,7 @@ public struct FileHandleByteSource: JSONByteSource, InterruptibleByteSource {
         return try Syscalls.read(handle.fileDescriptor, into: buffer, target: name)
     }
 }
+
 /// Reads a Foundation `InputStream` (a file, `Data`, or a socket stream) with blocking reads; opens
 /// it if needed. Run it off the main thread for streams that wait on the network.
 public struct InputStreamByteSource: JSONByteSource {
@@ -46,6 +47,7 @@ public struct InputStreamByteSource: JSONByteSource {
         return n
     }
 }
+
 extension JSONByteSource where Self == FileHandleByteSource {
     /// An open file handle: standard input, a pipe, a file or a socket. It is not closed.
     public static func fileHandle(_ handle: FileHandle) -> FileHandleByteSource { FileHandleByteSource(handle) }
