@@ -8,17 +8,18 @@ import YAJLCore
 public struct FileHandleOutputSink: JSONOutputSink {
     /// The handle written to.
     public let handle: FileHandle
-    private let name: String
+    /// The writes themselves: those of a sink over the handle's descriptor.
+    private var descriptor: FileDescriptorOutputSink
 
     /// A sink over `handle`; `name` appears in errors (default: `standard output`, or `fd N`).
     public init(_ handle: FileHandle, name: String? = nil) {
         self.handle = handle
-        self.name = name ?? Syscalls.name(ofDescriptor: handle.fileDescriptor)
+        descriptor = FileDescriptorOutputSink(fileDescriptor: handle.fileDescriptor, name: name)
     }
 
     /// Writes all of `bytes`, retrying short and interrupted writes.
     public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
-        try Syscalls.writeAll(handle.fileDescriptor, bytes, target: name)
+        try descriptor.write(bytes)
     }
 }
 

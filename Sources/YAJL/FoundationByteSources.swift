@@ -6,23 +6,23 @@ import YAJLCore
 public struct FileHandleByteSource: JSONByteSource, InterruptibleByteSource {
     /// The handle being read.
     public let handle: FileHandle
-    private let name: String
-    package var interruption: ReadInterruption?
+    /// The reads themselves: those of a source over the handle's descriptor.
+    private var descriptor: FileDescriptorByteSource
+
+    package var interruption: ReadInterruption? {
+        get { descriptor.interruption }
+        set { descriptor.interruption = newValue }
+    }
 
     /// A source over `handle`; `name` appears in I/O errors (default: `fd N`, or `stdin`).
     public init(_ handle: FileHandle, name: String? = nil) {
         self.handle = handle
         let fd = handle.fileDescriptor
-        self.name = name ?? (fd == 0 ? "stdin" : "fd \(fd)")
+        descriptor = FileDescriptorByteSource(fileDescriptor: fd, name: name ?? (fd == 0 ? "stdin" : "fd \(fd)"))
     }
 
     public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        if let interruption,
-            try !Syscalls.waitUntilReadable(handle.fileDescriptor, interruption: interruption, target: name)
-        {
-            throw CancellationError()
-        }
-        return try Syscalls.read(handle.fileDescriptor, into: buffer, target: name)
+        try descriptor.read(into: buffer)
     }
 }
 
