@@ -187,21 +187,9 @@ package enum DocumentGenerator {
         }
     }
 
-    /// `seconds` since 1970 as `yyyy-MM-ddTHH:mm:ssZ` (civil-from-days, proleptic Gregorian).
+    /// `seconds` since 1970 as `yyyy-MM-ddTHH:mm:ssZ`, as the library writes `.iso8601` dates.
     private static func rfc3339(_ seconds: Int) -> String {
-        let days = seconds / 86_400
-        let rest = seconds % 86_400
-        let z = days + 719_468
-        let era = z / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
+        RFC3339.string(from: Date(timeIntervalSince1970: Double(seconds)))
     }
 
     private static func coordinate(_ random: inout SplitMix64) -> String {
