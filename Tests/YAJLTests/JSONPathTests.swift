@@ -142,4 +142,48 @@ struct JSONPathTests {
         }
         #expect(seen == ["0@1=1", "1@2=2", "2@4=3"])
     }
+
+    /// The paths records report (elements of one array share their parent's path; see
+    /// `SelectedValue`): sibling arrays at one depth, nested arrays, members, filters, several
+    /// queries, NDJSON lines, in both parsing modes.
+    @Test(arguments: [
+        (#"{"a": [1, 2], "b": [3, [4]], "c": {"d": [5]}}"#, ["$.*[*]"], "$.a[0] $.a[1] $.b[0] $.b[1] $.c.d"),
+        (#"[[1, 2], [3], [], [[4], 5]]"#, ["$[*][*]"], "$[0][0] $[0][1] $[1][0] $[3][0] $[3][1]"),
+        (#"[[1, 2], [3]]"#, ["$..*"], "$[0] $[0][0] $[0][1] $[1] $[1][0]"),
+        (#"{"a": [1, 2, 3, 4]}"#, ["$.a[?@ > 2]"], "$.a[2] $.a[3]"),
+        (#"{"a": [1, 2, 3, 4]}"#, ["$.a[1:3]", "$.a[0]"], "$.a[0] $.a[1] $.a[2]"),
+        (#"{"a": {"x": [7, 8], "y": 9}}"#, ["$.a.*"], "$.a.x $.a.y"),
+        (#"{"a": [{"b": [1]}, {"b": [2, 3]}]}"#, ["$.a[*].b[*]"], "$.a[0].b[0] $.a[1].b[0] $.a[1].b[1]"),
+        ("[1, 2]\n[3]\n{\"k\": [4]}\n", ["$[*]", "$.k[*]"], "$[0] $[1] $[0] $.k $.k[0]"),
+    ])
+    func recordPaths(document: String, queries: [String], expected: String) throws {
+        for concurrent in [false, true] {
+            var options = JSONRecordOptions()
+            options.parsesConcurrently = concurrent
+            options.parser.allowMultipleValues = document.contains("\n")
+            let reader = try JSONRecordReader(JSONValue.self, at: queries, from: .text(document), options: options)
+            var paths: [String] = []
+            while let record = try reader.nextRecord() { paths.append(record.path.description) }
+            #expect(paths.joined(separator: " ") == expected, "\(queries), concurrent: \(concurrent)")
+        }
+    }
+
+    /// A record that fails to decode names its own path, not its array's or a neighbour's.
+    @Test func decodingFailureNamesTheRecordsPath() throws {
+        struct Item: Decodable { let id: Int }
+        var options = JSONRecordOptions()
+        options.onDecodingFailure = .skip
+        let reader = try JSONRecordReader(
+            Item.self,
+            at: "$.items[*]",
+            from: .text(#"{"items": [{"id": 1}, {"id": 2}, {"id": "three"}, {"id": 4}]}"#),
+            options: options
+        )
+        var ids: [Int] = []
+        while let item = try reader.next() { ids.append(item.id) }
+        #expect(ids == [1, 2, 4])
+        let failure = try #require(reader.report.failures.first)
+        #expect(failure.recordPath.description == "$.items[2]")
+        #expect(failure.path.description == "$.items[2].id")
+    }
 }

@@ -19,7 +19,14 @@ final class RecordCapture: JSONEventHandler {
         var memberStates: UInt64 = 0
         /// Queries whose anchor is this container: exhausted when it ends.
         var anchors: UInt64 = 0
+        /// Numbers the frames opened (see ``elementPaths``).
+        var serial = 0
     }
+
+    /// Frames opened so far (their ``Frame/serial``).
+    private var framesOpened = 0
+    /// The path of the array whose elements were selected last, made once for all of them.
+    private var elementPaths: (depth: Int, serial: Int, prefix: JSONPath)?
 
     let matcher: PathMatcher
     private let stopsEarly: Bool
@@ -153,12 +160,14 @@ final class RecordCapture: JSONEventHandler {
             let start = tape.count
             let positionStart = tape.positionCount
             let position = record(tape)
+            let path = pathOfNewValue(context: context)
             captureInfo = PendingCapture(
                 record: SelectedValue(
                     start: start,
                     positionStart: positionStart,
                     positionRoot: start,
-                    path: context.path ?? .root,
+                    path: path.prefix,
+                    lastComponent: path.last,
                     queryIndex: 0,
                     topLevelIndex: context.topLevelIndex,
                     line: position.line,
@@ -173,10 +182,27 @@ final class RecordCapture: JSONEventHandler {
             bufferStart = isBuffered && states & matcher.accepting == 0 && !isCandidate ? start : nil
             if !isContainer { try emit(context: context) }
         } else if isContainer {
-            frames.append(Frame(states: states, isArray: isArray, anchors: anchors))
+            framesOpened &+= 1
+            frames.append(Frame(states: states, isArray: isArray, anchors: anchors, serial: framesOpened))
         } else if anchors != 0 {
             exhaust(anchors, context: context)
         }
+    }
+
+    /// The path of the value starting now, as a prefix and a last step: for an element of an
+    /// array, the array's path (made from the parser's path once per array) and its index; else
+    /// the parser's path whole.
+    private func pathOfNewValue(context: JSONEventContext) -> (prefix: JSONPath, last: JSONPath.Component?) {
+        guard let top = frames.indices.last, frames[top].isArray else { return (context.path ?? .root, nil) }
+        let index = JSONPath.Component.index(frames[top].nextIndex - 1)
+        if let cached = elementPaths, cached.depth == top, cached.serial == frames[top].serial {
+            return (cached.prefix, index)
+        }
+        guard var path = context.path else { return (.root, nil) }
+        guard path.components.last == index else { return (path, nil) }
+        path.components.removeLast()
+        elementPaths = (top, frames[top].serial, path)
+        return (path, index)
     }
 
     private func emit(context: JSONEventContext) throws {
@@ -189,18 +215,7 @@ final class RecordCapture: JSONEventHandler {
         } else {
             var accepted = info.states & matcher.accepting
             while accepted != 0 {
-                var record = info.record
-                record = SelectedValue(
-                    start: record.start,
-                    positionStart: record.positionStart,
-                    positionRoot: record.positionRoot,
-                    path: record.path,
-                    queryIndex: matcher.states[accepted.trailingZeroBitCount].query,
-                    topLevelIndex: record.topLevelIndex,
-                    line: record.line,
-                    byteOffset: record.byteOffset
-                )
-                ready.append(record)
+                ready.append(info.record.selected(by: matcher.states[accepted.trailingZeroBitCount].query))
                 accepted &= accepted - 1
             }
         }

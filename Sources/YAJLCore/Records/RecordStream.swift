@@ -70,7 +70,10 @@ final class RecordStream<Record: Decodable> {
             while true {
                 if let record = try dequeueRecord(parser) { return record }
                 if let failure = parser.failure { throw failure }
-                guard !parser.isDone, blockingSource != nil else { return end() }
+                guard !parser.isDone, blockingSource != nil else {
+                    end()
+                    return nil
+                }
                 parser.readAndParse(from: &blockingSource!)
             }
         case .failed(let error): throw error
@@ -88,7 +91,7 @@ final class RecordStream<Record: Decodable> {
                 if try dequeueValue(parser, into: slot) { return true }
                 if let failure = parser.failure { throw failure }
                 guard !parser.isDone, blockingSource != nil else {
-                    _ = end()
+                    end()
                     return false
                 }
                 parser.readAndParse(from: &blockingSource!)
@@ -110,7 +113,10 @@ final class RecordStream<Record: Decodable> {
             while true {
                 if let record = try dequeueRecord(parser) { return record }
                 if let failure = parser.failure { throw failure }
-                guard !parser.isDone, asyncSource != nil else { return end() }
+                guard !parser.isDone, asyncSource != nil else {
+                    end()
+                    return nil
+                }
                 try await readAsync(parser)
             }
         case .failed(let error): throw error
@@ -130,7 +136,7 @@ final class RecordStream<Record: Decodable> {
                 if try dequeueValue(parser, into: valueSlot) { return valueSlot.move() }
                 if let failure = parser.failure { throw failure }
                 guard !parser.isDone, asyncSource != nil else {
-                    _ = end()
+                    end()
                     return nil
                 }
                 try await readAsync(parser)
@@ -182,10 +188,12 @@ final class RecordStream<Record: Decodable> {
     }
 
     /// The end of the input: releases the source (closing a file at once).
-    private func end() -> JSONRecord<Record>? {
+    ///
+    /// Returns nothing: the value paths call it too, and a `JSONRecord<Record>?` anywhere in
+    /// them costs a lookup of its metadata per record in this unspecialized code.
+    private func end() {
         blockingSource = nil
         asyncSource = nil
-        return nil
     }
 
     /// The next waiting record of the serial mode, decoded; `nil` when none is waiting.

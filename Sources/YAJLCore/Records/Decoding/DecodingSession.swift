@@ -96,13 +96,14 @@ final class DecodingSession {
             return unsafeDowncast(cached.holder, to: ContainerHolder<Key>.self).container
         }
         let position = ObjectPosition(
+            decoder: decoder,
             object: object,
             node: node,
             depth: depth,
             hint: memberHint(depth: depth),
             generation: decoder.liveGeneration
         )
-        let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: decoder, position: position))
+        let container = KeyedDecodingContainer(KeyedContainer<Key>(position: position))
         keyedContainers[depth].append(
             CachedKeyedContainer(keyType: keyType, position: position, holder: ContainerHolder(container))
         )

@@ -4,10 +4,16 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Where a keyed container reads: its object on the tape and its coding-path node. A class, so
-/// that a cached container can be moved to the next object (see
-/// ``DecodingSession/keyedContainer(keyedBy:decoder:object:depth:node:)``).
+/// Where a keyed container reads: its decoder, its object on the tape and its coding-path node.
+/// A class, so that a cached container can be moved to the next object (see
+/// ``DecodingSession/keyedContainer(keyedBy:decoder:object:depth:node:)``), and so that a
+/// container is one reference: the standard library's box copies the container for every
+/// `decode(_:forKey:)`, and each copy retains what it holds.
 final class ObjectPosition {
+    /// The decoder it reads through (retained: see ``TapeDecoder``'s ownership notes).
+    let decoder: TapeDecoder
+    /// Whether keys are compared as they are, with no key strategy.
+    let usesDefaultKeys: Bool
     /// The object's entry on the tape.
     var object: Int
     /// The object's coding-path node.
@@ -21,12 +27,15 @@ final class ObjectPosition {
     var generation: Int
 
     init(
+        decoder: TapeDecoder,
         object: Int,
         node: CodingPathNode,
         depth: Int,
         hint: UnsafeMutablePointer<(object: Int, next: Int)>?,
         generation: Int
     ) {
+        self.decoder = decoder
+        usesDefaultKeys = decoder.session.usesDefaultKeys
         self.object = object
         self.node = node
         self.depth = depth
@@ -36,18 +45,16 @@ final class ObjectPosition {
 }
 
 struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    /// The decoder it reads through (retained: see ``TapeDecoder``'s ownership notes).
-    let decoder: TapeDecoder
-    /// Its object, node and generation (retained).
+    /// Its decoder, object, node and generation (retained; the only stored property).
     let position: ObjectPosition
-    /// Whether keys are compared as they are, with no key strategy.
-    private let usesDefaultKeys: Bool
 
-    init(decoder: TapeDecoder, position: ObjectPosition) {
-        self.decoder = decoder
+    init(position: ObjectPosition) {
         self.position = position
-        usesDefaultKeys = decoder.session.usesDefaultKeys
     }
+
+    /// The decoder it reads through.
+    private var decoder: TapeDecoder { position.decoder }
+    private var usesDefaultKeys: Bool { position.usesDefaultKeys }
 
     /// The object's entry on the tape.
     private var object: Int { position.object }

@@ -13,13 +13,14 @@ extension TapeDecoder {
         node: CodingPathNode
     ) -> KeyedDecodingContainer<Key> {
         let position = ObjectPosition(
+            decoder: self,
             object: object,
             node: node,
             depth: depth,
             hint: session.memberHint(depth: depth),
             generation: liveGeneration
         )
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, position: position))
+        return KeyedDecodingContainer(KeyedContainer<Key>(position: position))
     }
 }
 

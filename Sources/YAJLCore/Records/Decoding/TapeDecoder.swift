@@ -164,20 +164,27 @@ final class TapeDecoder: Decoder {
         }
     }
 
-    /// An array of primitives, decoded element by element with `element`.
+    /// An array of primitives, decoded element by element with `element`. Its node and its
+    /// elements' are made only for an error: an element that fails is decoded again with its
+    /// node, to throw the error at its coding path (the conversions are pure).
     private func array<E>(
         at index: Int,
-        node: CodingPathNode,
+        node: @autoclosure () -> CodingPathNode,
         _ element: (TapeView, Int, @autoclosure () -> CodingPathNode) throws -> E
     ) throws -> [E] {
-        guard view.kind(index) == .array else { throw Unbox.mismatch([Any].self, view, index, node) }
+        guard view.kind(index) == .array else { throw Unbox.mismatch([Any].self, view, index, node()) }
         var elements: [E] = []
         elements.reserveCapacity(view.count(index))
         var child = view.firstChild(index)
         let end = view.end(index)
         while child < end {
-            let position = elements.count
-            elements.append(try element(view, child, CodingPathNode.index(position, parent: node)))
+            do {
+                elements.append(try element(view, child, .root))
+            } catch {
+                let elementNode = CodingPathNode.index(elements.count, parent: node())
+                _ = try element(view, child, elementNode)
+                throw error
+            }
             child = view.next(child)
         }
         return elements
