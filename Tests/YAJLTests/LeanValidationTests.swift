@@ -106,6 +106,27 @@ struct LeanValidationTests {
         #expect(Self.validated(long, options)?.contains("maxTokenBytes") == true)
     }
 
+    /// Scalars are watched only after a read without a container event: numbers among
+    /// containers, then a flat run of numbers, stay decided; one number past the limit among
+    /// containers is still the full pass's error. (Reads of a quarter of the limit: a read in
+    /// which scalars were not watched counts as one without a value, so reads of half the limit
+    /// or more give up on a flat run, as reads of the limit or more always did.)
+    @Test(arguments: [64, 256])
+    func scalarsAreWatchedWhereContainersStop(chunkSize: Int) throws {
+        var options = JSONParser.Options()
+        options.maxTokenBytes = 1024
+        options.chunkSize = chunkSize
+        let pairs = Array(repeating: "[1.5,-2]", count: 500).joined(separator: ",")
+        let flat = Array(repeating: "123456", count: 1_000).joined(separator: ",")
+        let mixed = Array(("[" + pairs + "," + flat + "," + pairs + "]").utf8)
+        #expect(try Self.lean(mixed, options) == .valid)
+        let longNumber = Array(("[" + pairs + "," + String(repeating: "7", count: 3_000) + "," + pairs + "]").utf8)
+        #expect(try Self.lean(longNumber, options) == .undecided)
+        let error = Self.validated(longNumber, options)
+        #expect(error == Self.parsed(longNumber, options))
+        #expect(error?.contains("maxTokenBytes") == true, "\(error ?? "accepted")")
+    }
+
     @Test func restartableSources() throws {
         let file = TemporaryFile("lean.json")
         defer { file.remove() }

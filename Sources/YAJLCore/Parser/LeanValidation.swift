@@ -12,10 +12,13 @@ private import CYAJL
 ///   same bytes (after the same byte order mark), so the input's validity is decided alike;
 /// - objects and arrays are counted exactly, so ``JSONParser/Options/maxDepth`` is the same;
 /// - a token longer than ``JSONParser/Options/maxTokenBytes`` is that many bytes without any
-///   event, and strings and keys are the only values this pass does not see: it gives up once
+///   event, and strings and keys are the only values this pass never sees: it gives up once
 ///   more bytes than the limit have passed since the last read in which it saw a value, so
 ///   earlier than the full pass would fail, never later (YAJL then never buffers more of a token
-///   than the limit plus one read);
+///   than the limit plus one read). Scalars are seen only in reads that follow a read without a
+///   container event: where containers open and close in every read, a callback per number
+///   would cost a tenth of YAJL's own time for nothing, and a read in which scalars were not
+///   watched counts as a read without a value (earlier, never later);
 /// - it gives up past ``JSONParser/Options/maxDocumentBytes``.
 enum LeanValidation {
     enum Verdict {
@@ -25,27 +28,22 @@ enum LeanValidation {
         case undecided
     }
 
-    /// What the callbacks keep (YAJL's context pointer).
-    struct State {
-        var depth = 0
-        let maxDepth: Int
-        /// Whether a value (not a string or key) was seen since the last read.
-        var sawValue = false
-    }
-
     /// Reads grow while no value is seen (as ``ChunkFeeder`` does for a token spanning reads), up
     /// to this, so that a long string is not re-scanned by YAJL from its start on every read.
     static let maxReadSize = 1 << 20
 
     static func run(_ source: some JSONByteSource, options: JSONParser.Options) throws -> Verdict {
         do { try options.validate() } catch { return .undecided }
-        let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
-        state.initialize(to: State(maxDepth: options.maxDepth))
-        defer {
-            state.deinitialize(count: 1)
-            state.deallocate()
-        }
-        guard let handle = yajl_alloc(leanCallbacks, nil, UnsafeMutableRawPointer(state)) else {
+        // What the callbacks (lean_validation.h) keep.
+        let state = UnsafeMutablePointer<cyajl_lean_state>.allocate(capacity: 1)
+        state.initialize(to: cyajl_lean_state(depth: 0, max_depth: options.maxDepth, saw_value: 0, saw_container: 0))
+        defer { state.deallocate() }
+        // This run's own table: YAJL reads it at every event, so scalars are switched on and off
+        // between reads by changing it.
+        let callbacks = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+        callbacks.initialize(to: cyajl_lean_callbacks(0))
+        defer { callbacks.deallocate() }
+        guard let handle = yajl_alloc(callbacks, nil, UnsafeMutableRawPointer(state)) else {
             fatalError("yajl_alloc failed: out of memory")
         }
         defer { yajl_free(handle) }
@@ -70,14 +68,17 @@ enum LeanValidation {
                 chunk = rest
             }
             if options.validatesUTF8, utf8.validate(chunk, base: base) != nil { return .undecided }
-            state.pointee.sawValue = false
+            state.pointee.saw_value = 0
+            state.pointee.saw_container = 0
             if !chunk.isEmpty {
                 let bytes = chunk.baseAddress!.assumingMemoryBound(to: UInt8.self)
                 guard yajl_parse(handle, bytes, chunk.count) == yajl_status_ok else { return .undecided }
             }
-            sinceValue = state.pointee.sawValue ? chunk.count : sinceValue + chunk.count
+            let sawValue = state.pointee.saw_value != 0
+            sinceValue = sawValue ? chunk.count : sinceValue + chunk.count
             if sinceValue > tokenLimit { return .undecided }
-            feeder.adapt(producedEvents: state.pointee.sawValue)
+            callbacks.pointee = cyajl_lean_callbacks(state.pointee.saw_container != 0 ? 0 : 1)
+            feeder.adapt(producedEvents: sawValue)
         }
         guard total > 0, yajl_complete_parse(handle) == yajl_status_ok else { return .undecided }
         return .valid
@@ -93,49 +94,3 @@ enum LeanValidation {
         return UnsafeRawBufferPointer(rebasing: chunk[3...])
     }
 }
-
-/// Counts a container opened; past the depth limit, stops the parse (the full pass reports it).
-@inline(__always)
-private func leanOpen(_ context: UnsafeMutableRawPointer?) -> Int32 {
-    let state = context.unsafelyUnwrapped.assumingMemoryBound(to: LeanValidation.State.self)
-    state.pointee.depth &+= 1
-    state.pointee.sawValue = true
-    return state.pointee.depth > state.pointee.maxDepth ? 0 : 1
-}
-
-@inline(__always)
-private func leanClose(_ context: UnsafeMutableRawPointer?) -> Int32 {
-    let state = context.unsafelyUnwrapped.assumingMemoryBound(to: LeanValidation.State.self)
-    state.pointee.depth &-= 1
-    state.pointee.sawValue = true
-    return 1
-}
-
-@inline(__always)
-private func leanScalar(_ context: UnsafeMutableRawPointer?) -> Int32 {
-    context.unsafelyUnwrapped.assumingMemoryBound(to: LeanValidation.State.self).pointee.sawValue = true
-    return 1
-}
-
-/// Callbacks for containers (their depth) and for the values YAJL passes without copying
-/// (null, booleans, number text); none for strings and keys, whose escapes YAJL would otherwise
-/// decode into its own buffer for nobody.
-private nonisolated(unsafe) let leanCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
-    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
-    table.initialize(
-        to: yajl_callbacks(
-            yajl_null: { context in leanScalar(context) },
-            yajl_boolean: { context, _ in leanScalar(context) },
-            yajl_integer: nil,
-            yajl_double: nil,
-            yajl_number: { context, _, _ in leanScalar(context) },
-            yajl_string: nil,
-            yajl_start_map: { context in leanOpen(context) },
-            yajl_map_key: nil,
-            yajl_end_map: { context in leanClose(context) },
-            yajl_start_array: { context in leanOpen(context) },
-            yajl_end_array: { context in leanClose(context) }
-        )
-    )
-    return table
-}()

@@ -1,0 +1,81 @@
+/*
+ * lean_validation.h: the callbacks of the lean validation pass (LeanValidation.swift), in C.
+ *
+ * They only count containers (for the depth limit) and note that a value was seen (for the token
+ * limit); written here, each is a few instructions, where a Swift closure behind YAJL's function
+ * pointer costs a thunk and a call more per event (measured: 15M of the 650M instructions of
+ * `yajl validate` on a 16 MiB GeoJSON-like document, against 6M here).
+ */
+#ifndef CYAJL_LEAN_VALIDATION_H
+#define CYAJL_LEAN_VALIDATION_H
+
+#include <yajl/yajl_parse.h>
+
+/* What the callbacks keep (YAJL's context pointer). */
+typedef struct {
+    long depth;
+    long max_depth;
+    /* A value (not a string or key) was seen since the last read. */
+    int saw_value;
+    /* A container opened or closed since the last read. */
+    int saw_container;
+} cyajl_lean_state;
+
+/* A container opens: past the depth limit, stop the parse (the full pass reports it). */
+static inline int cyajl_lean_open(void *context) {
+    cyajl_lean_state *state = (cyajl_lean_state *)context;
+    state->depth += 1;
+    state->saw_value = 1;
+    state->saw_container = 1;
+    return state->depth <= state->max_depth;
+}
+
+static inline int cyajl_lean_close(void *context) {
+    cyajl_lean_state *state = (cyajl_lean_state *)context;
+    state->depth -= 1;
+    state->saw_value = 1;
+    state->saw_container = 1;
+    return 1;
+}
+
+static inline int cyajl_lean_null(void *context) {
+    ((cyajl_lean_state *)context)->saw_value = 1;
+    return 1;
+}
+
+static inline int cyajl_lean_boolean(void *context, int value) {
+    (void)value;
+    ((cyajl_lean_state *)context)->saw_value = 1;
+    return 1;
+}
+
+static inline int cyajl_lean_number(void *context, const char *text, size_t length) {
+    (void)text;
+    (void)length;
+    ((cyajl_lean_state *)context)->saw_value = 1;
+    return 1;
+}
+
+/*
+ * The callback table: containers always; null, booleans and number text (which YAJL passes
+ * without copying) only when `scalars` is set. Never strings or keys, whose escapes YAJL would
+ * otherwise decode into its own buffer for nobody.
+ */
+static inline yajl_callbacks cyajl_lean_callbacks(int scalars) {
+    yajl_callbacks table = {
+        scalars ? cyajl_lean_null : NULL,
+        scalars ? cyajl_lean_boolean : NULL,
+        NULL,
+        NULL,
+        scalars ? cyajl_lean_number : NULL,
+        NULL,
+        cyajl_lean_open,
+        NULL,
+        cyajl_lean_close,
+        cyajl_lean_open,
+        cyajl_lean_close,
+    };
+    return table;
+}
+
+#endif
