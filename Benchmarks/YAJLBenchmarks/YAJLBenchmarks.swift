@@ -4,6 +4,7 @@ import YAJLFixtures
 /// `make bench`: swift-yajl side by side with the C baseline and Foundation, in one run.
 ///
 ///     YAJLBenchmarks [--quick] [--large] [--json] [--report] [--rounds N] [--cases a,b] [--documents a,b]
+///     YAJLBenchmarks --render Docs/perf-results.json
 @main
 struct YAJLBenchmarks {
     static func main() throws {
@@ -31,9 +32,15 @@ struct YAJLBenchmarks {
                   --json       print the results as JSON instead of a table
                   --report     also write Docs/Performance.md and its two SVG charts
                   --rounds N   rounds per case (default 5)
+                  --render F   write Docs/Performance.md and the charts again from the results F
+                               (Docs/perf-results.json) of an earlier --report, measuring nothing
                 cases: \(allCases.map(\.name).joined(separator: ", "))
                 """
             )
+            return
+        }
+        if let file = value("--render") {
+            try render(resultsAt: file)
             return
         }
         let quick = flag("--quick")
@@ -64,19 +71,36 @@ struct YAJLBenchmarks {
 
         if report {
             let command = "make bench-report" + (large ? " (--large)" : "")
-            try Report.markdown(results, command: command, rounds: rounds).write(
-                toFile: "Docs/Performance.md",
-                atomically: true,
-                encoding: .utf8
-            )
-            try Report.throughputChart(results).write(
-                toFile: "Docs/perf-throughput.svg",
-                atomically: true,
-                encoding: .utf8
-            )
-            try Report.memoryChart(results).write(toFile: "Docs/perf-memory.svg", atomically: true, encoding: .utf8)
+            try writeReport(results, command: command, rounds: rounds, measured: Date())
             try Report.json(results).write(toFile: "Docs/perf-results.json", atomically: true, encoding: .utf8)
             log("wrote Docs/Performance.md, Docs/perf-throughput.svg, Docs/perf-memory.svg, Docs/perf-results.json")
         }
+    }
+
+    /// Docs/Performance.md and its charts from `results`, measured at `measured`.
+    static func writeReport(_ results: [Measurement], command: String, rounds: Int, measured: Date) throws {
+        try Report.markdown(results, command: command, rounds: rounds, measured: measured).write(
+            toFile: "Docs/Performance.md",
+            atomically: true,
+            encoding: .utf8
+        )
+        try Report.throughputChart(results).write(toFile: "Docs/perf-throughput.svg", atomically: true, encoding: .utf8)
+        try Report.memoryChart(results).write(toFile: "Docs/perf-memory.svg", atomically: true, encoding: .utf8)
+    }
+
+    /// `--render`: the report again from the results of an earlier run (dated by the file), for a
+    /// change in how it is written, without measuring again.
+    static func render(resultsAt path: String) throws {
+        let results = try JSONDecoder().decode([Measurement].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        let measured = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date ?? Date()
+        let large = results.contains { $0.document.name.contains("1024MiB") }
+        let rounds = results.map(\.rounds.count).max() ?? 0
+        try writeReport(
+            results,
+            command: "make bench-report" + (large ? " (--large)" : "") + ", rendered again by YAJLBenchmarks --render",
+            rounds: rounds,
+            measured: measured
+        )
+        FileHandle.standardError.write(Data("bench: wrote Docs/Performance.md and its charts from \(path)\n".utf8))
     }
 }

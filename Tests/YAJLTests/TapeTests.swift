@@ -87,7 +87,7 @@ struct TapeTests {
                 .integer(0), .integer(7), .integer(0), .integer(10), .double(0.5), .double(-0.01), .unrepresentable,
             ]
         )
-        // Integers decode from the text the tape keeps, doubles from the stored value.
+        // Numbers decode from the text the tape keeps, classified when read.
         let decoded = try JSONRecordReader([Double].self, at: "$", from: .text("[0,7,-0,10,0.5,-1e-2]")).next()
         #expect(decoded == [0, 7, -0.0, 10, 0.5, -0.01] && decoded?[2].sign == .minus)
     }

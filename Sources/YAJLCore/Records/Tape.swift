@@ -13,14 +13,15 @@
 /// | key, string | 0…30 | that many bytes of text |
 /// | | 31 | `UInt64` length, the text |
 /// | number | 0…9 | nothing: the one-digit integer `small` (its text is that digit) |
-/// | | 10, 11 | `UInt8` length, the text; 11 adds the `Double` value (8 bytes) |
-/// | | 12, 13 | the same with a `UInt64` length |
+/// | | 10 | `UInt8` length, the text |
+/// | | 12 | `UInt64` length, the text |
 /// | bool | 0, 1 | nothing |
 /// | null | 0 | nothing |
 ///
 /// Lengths are relative, so a record can be moved within a tape or to another one as bytes.
-/// Doubles keep the value the parser classified (`strtod` is not cheap); integers are read again
-/// from their text, which costs no more than loading a stored value.
+/// Numbers keep only their text: a reader classifies a number when it reads it (once, where it is
+/// decoded), not the parser while it records. With ``JSONRecordOptions/parsesConcurrently`` the
+/// parsing thread is the slower of the two, and a number not decoded costs nothing more.
 final class Tape {
     enum Kind: UInt8 { case object, array, key, string, number, bool, null }
 
@@ -29,8 +30,7 @@ final class Tape {
     static let wideHeader = 17
     /// `small` values of the encoding.
     static let containerWide: UInt8 = 1, containerEmpty: UInt8 = 2, textLong: UInt8 = 31
-    static let numberInteger: UInt8 = 10, numberDouble: UInt8 = 11, numberLongInteger: UInt8 = 12,
-        numberLongDouble: UInt8 = 13
+    static let numberText: UInt8 = 10, numberLongText: UInt8 = 12
 
     // Manually managed storage: appends are a bounds check and a store, with no uniqueness or
     // exclusivity checks (this sits on the per-event path while a record is captured).
@@ -228,8 +228,7 @@ final class Tape {
         appendText(text)
     }
 
-    /// A number: a one-digit integer in its tag alone; else its text, and for a double the value
-    /// classified here, while parsing, so that no reader runs `strtod` again.
+    /// A number: a one-digit integer in its tag alone; else its text (see the type's notes).
     func number(_ text: UnsafeRawBufferPointer, at position: SourcePosition) {
         note(position)
         valueStarts()
@@ -240,27 +239,17 @@ final class Tape {
             count += 1
             return
         }
-        var double: Double?
-        if case .double(let value) = JSONNumberParser.classify(text) { double = value }
-        reserve(9 + length + 8)
-        let short = length <= Int(UInt8.max)
-        let small =
-            short
-            ? (double == nil ? Self.numberInteger : Self.numberDouble)
-            : (double == nil ? Self.numberLongInteger : Self.numberLongDouble)
-        (bytes + count).storeBytes(of: tag(.number, small), as: UInt8.self)
-        if short {
+        reserve(9 + length)
+        if length <= Int(UInt8.max) {
+            (bytes + count).storeBytes(of: tag(.number, Self.numberText), as: UInt8.self)
             (bytes + count + 1).storeBytes(of: UInt8(length), as: UInt8.self)
             count += 2
         } else {
+            (bytes + count).storeBytes(of: tag(.number, Self.numberLongText), as: UInt8.self)
             (bytes + count + 1).storeBytes(of: UInt64(length).littleEndian, as: UInt64.self)
             count += 9
         }
         appendText(text)
-        if let double {
-            (bytes + count).storeBytes(of: double.bitPattern.littleEndian, as: UInt64.self)
-            count += 8
-        }
     }
 
     func scalar(_ kind: Kind, _ flag: Bool = false, at position: SourcePosition) {

@@ -70,8 +70,8 @@ struct TapeView {
     private func textRange(_ index: Int) -> (start: Int, length: Int) {
         let small = small(index)
         if kind(index) == .number {
-            if small < Tape.numberInteger { return (index, 0) }  // a digit: not stored
-            if small >= Tape.numberLongInteger {
+            if small < Tape.numberText { return (index, 0) }  // a digit: not stored
+            if small == Tape.numberLongText {
                 return (
                     index + 9,
                     Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self)))
@@ -98,9 +98,9 @@ struct TapeView {
             return start + length
         case .number:
             let small = small(index)
-            if small < Tape.numberInteger { return index + 1 }
+            if small < Tape.numberText { return index + 1 }
             let (start, length) = textRange(index)
-            return start + length + (small == Tape.numberDouble || small == Tape.numberLongDouble ? 8 : 0)
+            return start + length
         }
     }
 
@@ -111,7 +111,7 @@ struct TapeView {
     /// The text of the key, string or number at `index`.
     @inline(__always)
     func text(_ index: Int) -> UnsafeRawBufferPointer {
-        if kind(index) == .number, small(index) < Tape.numberInteger {
+        if kind(index) == .number, small(index) < Tape.numberText {
             return UnsafeRawBufferPointer(start: UnsafeRawPointer(Self.digits.utf8Start) + Int(small(index)), count: 1)
         }
         let (start, length) = textRange(index)
@@ -127,22 +127,11 @@ struct TapeView {
         JSONNumber(text: String(decoding: text(index), as: UTF8.self), value: numberValue(index))
     }
 
-    /// The value of the number at `index`: a digit from its tag, a double as classified when it
-    /// was recorded, an integer from its text.
+    /// The value of the number at `index`: a digit from its tag, else classified from its text.
     @inline(__always)
     func numberValue(_ index: Int) -> JSONNumber.Value {
         let small = small(index)
-        if small < Tape.numberInteger { return .integer(Int64(small)) }
-        let (start, length) = textRange(index)
-        if small == Tape.numberDouble || small == Tape.numberLongDouble {
-            return .double(
-                Double(
-                    bitPattern: UInt64(
-                        littleEndian: bytes.loadUnaligned(fromByteOffset: start + length, as: UInt64.self)
-                    )
-                )
-            )
-        }
+        if small < Tape.numberText { return .integer(Int64(small)) }
         return JSONNumberParser.classify(text(index))
     }
 
