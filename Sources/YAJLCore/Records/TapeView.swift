@@ -135,15 +135,17 @@ struct TapeView {
         return JSONNumberParser.classify(text(index))
     }
 
-    /// Whether the key at `index` equals `key`'s UTF-8, without allocating.
+    /// Whether the key at `index` equals `key`'s UTF-8, without allocating: in place for a native
+    /// string (no copy of `key`, so no retain and release of its storage per comparison).
     @inline(__always)
     func keyEquals(_ index: Int, _ key: String) -> Bool {
         let bytes = self.text(index)
-        var key = key
-        return key.withUTF8 { utf8 in
-            utf8.count == bytes.count
-                && (utf8.isEmpty || memcmpEqual(utf8.baseAddress!, bytes.baseAddress!, utf8.count))
+        func equal(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+            utf8.count == bytes.count && (utf8.isEmpty || memcmpEqual(utf8.baseAddress!, bytes.baseAddress!, utf8.count))
         }
+        if let result = key.utf8.withContiguousStorageIfAvailable(equal) { return result }
+        var key = key
+        return key.withUTF8(equal)
     }
 
     func kindName(_ index: Int) -> String {

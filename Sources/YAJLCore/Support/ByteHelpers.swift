@@ -27,10 +27,20 @@ extension String {
     }
 }
 
-/// Whether `count` bytes at `a` and `b` are equal (no `memcmp` call, no allocation).
+/// Whether `count` bytes at `a` and `b` are equal (no `memcmp` call, no allocation): eight bytes
+/// at a time, then the rest (keys are short: a call to `memcmp` would cost more than the loop).
 @usableFromInline
 func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
-    let b = b.assumingMemoryBound(to: UInt8.self)
-    for i in 0..<count where a[i] != b[i] { return false }
+    let a = UnsafeRawPointer(a)
+    var i = 0
+    while i &+ 8 <= count {
+        guard a.loadUnaligned(fromByteOffset: i, as: UInt64.self) == b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        else { return false }
+        i &+= 8
+    }
+    while i < count {
+        guard a.load(fromByteOffset: i, as: UInt8.self) == b.load(fromByteOffset: i, as: UInt8.self) else { return false }
+        i &+= 1
+    }
     return true
 }

@@ -46,6 +46,36 @@ final class CodingPathNode: Sendable {
     }
 }
 
+/// A coding-path node that may not be made yet: `base` itself, or `base` followed by the key
+/// `key`, made when first asked for (an error, a coding path, a value two levels down). A nested
+/// struct decoded without error (a record's `address`) then costs no node.
+struct DeferredCodingPathNode {
+    private var base: CodingPathNode
+    private var key: String?
+
+    init(_ node: CodingPathNode) {
+        base = node
+        key = nil
+    }
+
+    init(key: String, parent: CodingPathNode) {
+        base = parent
+        self.key = key
+    }
+
+    /// The node, made now (not kept).
+    var made: CodingPathNode { key.map { .key($0, parent: base) } ?? base }
+
+    /// The node, made on first use and kept.
+    mutating func resolve() -> CodingPathNode {
+        if let key {
+            base = .key(key, parent: base)
+            self.key = nil
+        }
+        return base
+    }
+}
+
 /// A plain coding key, for paths, `superDecoder` and custom key strategies.
 struct RecordCodingKey: CodingKey {
     let stringValue: String

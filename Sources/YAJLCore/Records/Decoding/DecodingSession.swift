@@ -55,10 +55,12 @@ final class DecodingSession {
         memberHintsUsed = 0
     }
 
-    /// Per depth, the keyed containers made so far by the record decoder, one per key type.
-    private var keyedContainers: [[CachedKeyedContainer]] = []
+    /// The keyed containers made so far by the record decoder, one per depth and key type, in
+    /// one flat list (a few entries): searched in place, without copying an array per lookup.
+    @exclusivity(unchecked) private var keyedContainers: [CachedKeyedContainer] = []
 
     private struct CachedKeyedContainer {
+        let depth: Int
         let keyType: ObjectIdentifier
         let position: ObjectPosition
         let holder: AnyObject
@@ -82,18 +84,21 @@ final class DecodingSession {
         decoder: TapeDecoder,
         object: Int,
         depth: Int,
-        node: CodingPathNode
+        node: DeferredCodingPathNode
     ) -> KeyedDecodingContainer<Key> {
         guard depth < Self.memberHintDepth else {
             return decoder.nestedKeyedContainer(keyedBy: type, object: object, depth: depth, node: node)
         }
-        while keyedContainers.count <= depth { keyedContainers.append([]) }
         let keyType = ObjectIdentifier(Key.self)
-        for cached in keyedContainers[depth] where cached.keyType == keyType {
-            cached.position.object = object
-            cached.position.node = node
-            cached.position.generation = decoder.liveGeneration
-            return unsafeDowncast(cached.holder, to: ContainerHolder<Key>.self).container
+        let found = keyedContainers.withUnsafeBufferPointer { cached in
+            cached.firstIndex { $0.depth == depth && $0.keyType == keyType }
+        }
+        if let found {
+            let position = keyedContainers[found].position
+            position.object = object
+            position.pendingNode = node
+            position.generation = decoder.liveGeneration
+            return unsafeDowncast(keyedContainers[found].holder, to: ContainerHolder<Key>.self).container
         }
         let position = ObjectPosition(
             decoder: decoder,
@@ -104,8 +109,8 @@ final class DecodingSession {
             generation: decoder.liveGeneration
         )
         let container = KeyedDecodingContainer(KeyedContainer<Key>(position: position))
-        keyedContainers[depth].append(
-            CachedKeyedContainer(keyType: keyType, position: position, holder: ContainerHolder(container))
+        keyedContainers.append(
+            CachedKeyedContainer(depth: depth, keyType: keyType, position: position, holder: ContainerHolder(container))
         )
         return container
     }

@@ -16,8 +16,10 @@ final class ObjectPosition {
     let usesDefaultKeys: Bool
     /// The object's entry on the tape.
     var object: Int
+    /// The object's coding-path node, made when first asked for.
+    var pendingNode: DeferredCodingPathNode
     /// The object's coding-path node.
-    var node: CodingPathNode
+    var node: CodingPathNode { pendingNode.resolve() }
     /// The object's nesting depth in the record.
     let depth: Int
     /// This depth's member hint (see ``DecodingSession/memberHint(depth:)``).
@@ -29,7 +31,7 @@ final class ObjectPosition {
     init(
         decoder: TapeDecoder,
         object: Int,
-        node: CodingPathNode,
+        node: DeferredCodingPathNode,
         depth: Int,
         hint: UnsafeMutablePointer<(object: Int, next: Int)>?,
         generation: Int
@@ -37,7 +39,7 @@ final class ObjectPosition {
         self.decoder = decoder
         usesDefaultKeys = decoder.session.usesDefaultKeys
         self.object = object
-        self.node = node
+        self.pendingNode = node
         self.depth = depth
         self.hint = hint
         self.generation = generation
@@ -191,12 +193,12 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.decode(type, at: require(key), node: childNode(key))
+        try decoder.decode(type, at: require(key), node: DeferredCodingPathNode(key: key.stringValue, parent: node))
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = try present(key) else { return nil }
-        return try decoder.decode(type, at: value, node: childNode(key))
+        return try decoder.decode(type, at: value, node: DeferredCodingPathNode(key: key.stringValue, parent: node))
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -209,7 +211,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             keyedBy: NestedKey.self,
             object: value,
             depth: depth + 1,
-            node: childNode(key)
+            node: DeferredCodingPathNode(childNode(key))
         )
     }
 

@@ -10,7 +10,7 @@ extension TapeDecoder {
         keyedBy type: Key.Type,
         object: Int,
         depth: Int,
-        node: CodingPathNode
+        node: DeferredCodingPathNode
     ) -> KeyedDecodingContainer<Key> {
         let position = ObjectPosition(
             decoder: self,
@@ -113,7 +113,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let (value, index) = try next(type)
-        return try decoder.decode(type, at: value, node: elementNode(index))
+        return try decoder.decode(type, at: value, node: DeferredCodingPathNode(elementNode(index)))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -126,7 +126,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
             keyedBy: NestedKey.self,
             object: value,
             depth: decoder.depth + 1,
-            node: node
+            node: DeferredCodingPathNode(node)
         )
     }
 

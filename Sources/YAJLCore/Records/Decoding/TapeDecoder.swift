@@ -22,7 +22,10 @@ import Foundation
 final class TapeDecoder: Decoder {
     private(set) var view: TapeView
     private(set) var index: Int
-    private(set) var node: CodingPathNode = .root
+    /// The current value's coding-path node, made when first asked for (see ``node``).
+    private var pendingNode = DeferredCodingPathNode(.root)
+    /// The current value's coding-path node.
+    var node: CodingPathNode { pendingNode.resolve() }
     /// How many values deep the current value is in the record (for the member hints).
     private(set) var depth = 0
     /// Not retained by the record decoder (the session holds it); see `sessionOwner`.
@@ -54,7 +57,7 @@ final class TapeDecoder: Decoder {
     init(nestedIn parent: TapeDecoder, index: Int, node: CodingPathNode) {
         view = parent.view
         self.index = index
-        self.node = node
+        pendingNode = DeferredCodingPathNode(node)
         depth = parent.depth + 1
         session = parent.session
         sessionOwner = parent.session
@@ -69,7 +72,7 @@ final class TapeDecoder: Decoder {
     func beginRecord(view: TapeView, index: Int) {
         self.view = view
         self.index = index
-        node = .root
+        pendingNode = DeferredCodingPathNode(.root)
         depth = 0
         generation &+= 1
     }
@@ -101,9 +104,15 @@ final class TapeDecoder: Decoder {
         try checkLive()
         guard view.kind(index) == .object else { throw Unbox.mismatch([String: Any].self, view, index, node) }
         if cachesContainers {
-            return session.keyedContainer(keyedBy: Key.self, decoder: self, object: index, depth: depth, node: node)
+            return session.keyedContainer(
+                keyedBy: Key.self,
+                decoder: self,
+                object: index,
+                depth: depth,
+                node: pendingNode
+            )
         }
-        return nestedKeyedContainer(keyedBy: Key.self, object: index, depth: depth, node: node)
+        return nestedKeyedContainer(keyedBy: Key.self, object: index, depth: depth, node: pendingNode)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -118,18 +127,19 @@ final class TapeDecoder: Decoder {
     }
 
     /// Decodes `T` from the value at `index` at `node`, then returns to the current value.
-    /// Primitives and arrays of primitives are decoded directly, without building the node.
-    func decode<T: Decodable>(_ type: T.Type, at index: Int, node: @autoclosure () -> CodingPathNode) throws -> T {
+    /// Primitives and arrays of primitives are decoded directly; no node is made unless asked for.
+    func decode<T: Decodable>(_ type: T.Type, at index: Int, node: @autoclosure () -> DeferredCodingPathNode) throws -> T
+    {
         if let direct = KnownTypes.shared.direct(T.self) {
-            return try decodeDirect(type, direct, at: index, node: node())
+            return try decodeDirect(type, direct, at: index, node: node().made)
         }
-        let (savedIndex, savedNode) = (self.index, self.node)
+        let (savedIndex, savedNode) = (self.index, pendingNode)
         self.index = index
-        self.node = node()
+        pendingNode = node()
         depth += 1
         defer {
             self.index = savedIndex
-            self.node = savedNode
+            pendingNode = savedNode
             depth -= 1
         }
         return try decodeCurrent(type)
