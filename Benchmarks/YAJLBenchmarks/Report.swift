@@ -68,7 +68,8 @@ enum Report {
             if let single = find(document, "records-decodable-1t")?.medianMBps {
                 lines.append(
                     String(
-                        format: "  On one thread (`parsesConcurrently` off): %.1f MB/s = %.1f× JSONDecoder (target ≥ 4×).",
+                        format:
+                            "  On one thread (`parsesConcurrently` off): %.1f MB/s = %.1f× JSONDecoder (target ≥ 4×).",
                         single,
                         single / d
                     )

@@ -141,7 +141,8 @@ struct TapeView {
     func keyEquals(_ index: Int, _ key: String) -> Bool {
         let bytes = self.text(index)
         func equal(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-            utf8.count == bytes.count && (utf8.isEmpty || memcmpEqual(utf8.baseAddress!, bytes.baseAddress!, utf8.count))
+            utf8.count == bytes.count
+                && (utf8.isEmpty || memcmpEqual(utf8.baseAddress!, bytes.baseAddress!, utf8.count))
         }
         if let result = key.utf8.withContiguousStorageIfAvailable(equal) { return result }
         var key = key

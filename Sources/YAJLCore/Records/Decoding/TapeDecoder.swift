@@ -128,8 +128,11 @@ final class TapeDecoder: Decoder {
 
     /// Decodes `T` from the value at `index` at `node`, then returns to the current value.
     /// Primitives and arrays of primitives are decoded directly; no node is made unless asked for.
-    func decode<T: Decodable>(_ type: T.Type, at index: Int, node: @autoclosure () -> DeferredCodingPathNode) throws -> T
-    {
+    func decode<T: Decodable>(
+        _ type: T.Type,
+        at index: Int,
+        node: @autoclosure () -> DeferredCodingPathNode
+    ) throws -> T {
         if let direct = KnownTypes.shared.direct(T.self) {
             return try decodeDirect(type, direct, at: index, node: node().made)
         }
