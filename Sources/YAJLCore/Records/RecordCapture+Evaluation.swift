@@ -37,7 +37,7 @@ extension RecordCapture {
     func evaluate(_ info: PendingCapture) throws {
         capturedTree.index(tape.view, root: info.record.start, positionStart: info.record.positionStart)
         let tree = capturedTree
-        let isDocument = info.record.path.components.isEmpty
+        let isDocument = info.record.lastComponent == nil && info.record.pathPrefix.components.isEmpty
         var evaluator = PathEvaluator(tree: tree, documentRoot: isDocument ? 0 : nil)
         evaluator.maxNodes = Self.maxResultsPerCapture
         var (entries, pending) =
@@ -87,9 +87,10 @@ extension RecordCapture {
                 return a.offset < b.offset
             }.map(\.element)
         }
+        let recordPath = info.record.path
         for (node, query) in results.prefix(room) {
             let info2 = tree.nodes[node]
-            let path = node == 0 ? info.record.path : JSONPath(info.record.path.components + tree.relativePath(node))
+            let path = node == 0 ? recordPath : JSONPath(recordPath.components + tree.relativePath(node))
             ready.append(
                 SelectedValue(
                     start: info2.tape,
