@@ -3,8 +3,8 @@
  *
  * They only count containers (for the depth limit) and note that a value was seen (for the token
  * limit); written here, each is a few instructions, where a Swift closure behind YAJL's function
- * pointer costs a thunk and a call more per event (measured: 15M of the 650M instructions of
- * `yajl validate` on a 16 MiB GeoJSON-like document, against 6M here).
+ * pointer adds a thunk per event (measured with callgrind on a 16 MiB GeoJSON-like document:
+ * 18.0M instructions in the Swift callbacks, 14.8M here, of 644M for the whole `yajl validate`).
  */
 #ifndef CYAJL_LEAN_VALIDATION_H
 #define CYAJL_LEAN_VALIDATION_H
