@@ -93,9 +93,7 @@ struct PathStack {
         let kept = min(key.count, Self.maxKeyBytes)
         let end = start + kept
         if end > arena.capacity { arena.grow(toAtLeast: end) }
-        if let base = key.baseAddress, kept > 0 {
-            (arena.base + start).update(from: base.assumingMemoryBound(to: UInt8.self), count: kept)
-        }
+        if let base = key.baseAddress { copyBytes(to: arena.base + start, from: base, count: kept) }
         frames[top].keyLength = kept
         frames[top].keyIsCut = kept < key.count
     }

@@ -38,8 +38,15 @@ final class Tape {
     @inline(__always) private var bytes: UnsafeMutableRawPointer { UnsafeMutableRawPointer(storage.base) }
     /// The bytes used: where the next value is recorded.
     @exclusivity(unchecked) private(set) var count = 0
-    /// The containers being recorded: their positions and their numbers of values so far.
-    @exclusivity(unchecked) private var open: [(start: Int, values: Int)] = []
+    /// A container being recorded: its position and its number of values so far.
+    private struct OpenContainer: BitwiseCopyable {
+        var start: Int
+        var values: Int
+    }
+    /// The containers being recorded, innermost last (`openCount` of them): a stack in manually
+    /// managed storage, changed on every value with no uniqueness or bounds checks.
+    @exclusivity(unchecked) private var open = GrowableBuffer<OpenContainer>(capacity: 16)
+    @exclusivity(unchecked) private var openCount = 0
     /// The largest length or count a narrow header holds (lowered by tests to reach the wide form).
     package var narrowLimit = Int(UInt32.max)
     /// Where each recorded value (not key) starts in the source, in the order of their tags, for
@@ -57,6 +64,7 @@ final class Tape {
     deinit {
         storage.deallocate()
         positionStorage.deallocate()
+        open.deallocate()
     }
 
     /// The bytes the recorded values take.
@@ -67,7 +75,7 @@ final class Tape {
     @inline(__always)
     private func note(_ position: SourcePosition) {
         if positionCount + 30 > positionStorage.capacity { positionStorage.grow(toAtLeast: positionCount + 30) }
-        if open.isEmpty {
+        if openCount == 0 {
             appendVarint(UInt64(max(0, position.offset)))
             appendVarint(UInt64(max(0, position.line)))
             appendVarint(UInt64(max(0, position.column)))
@@ -97,13 +105,13 @@ final class Tape {
     }
 
     /// Whether a container is open (a record is being captured).
-    var isCapturing: Bool { !open.isEmpty }
+    var isCapturing: Bool { openCount > 0 }
 
     /// Forgets all records, keeping the storage.
     func removeAll() {
         count = 0
         positionCount = 0
-        open.removeAll(keepingCapacity: true)
+        openCount = 0
     }
 
     /// Drops every byte before `start` and every position before `positionStart` (the record
@@ -112,7 +120,7 @@ final class Tape {
         if start > 0 {
             bytes.copyMemory(from: bytes + start, byteCount: count - start)
             count -= start
-            for index in open.indices { open[index].start -= start }
+            for index in 0..<openCount { open[index].start -= start }
         }
         if positionStart > 0 {
             positions.update(from: positions + positionStart, count: positionCount - positionStart)
@@ -133,17 +141,21 @@ final class Tape {
         positions.update(from: other.positions + positionStart, count: positionLength)
         positionCount = positionLength
         previous = other.previous
-        open = other.open.map { ($0.start - start, $0.values) }
+        if other.openCount > open.capacity { open.grow(toAtLeast: other.openCount) }
+        for index in 0..<other.openCount {
+            open[index] = OpenContainer(start: other.open[index].start - start, values: other.open[index].values)
+        }
+        openCount = other.openCount
         other.count = start
         other.positionCount = positionStart
-        other.open.removeAll(keepingCapacity: true)
+        other.openCount = 0
     }
 
     /// Forgets the record being recorded (it starts at `start`, its positions at `positionStart`).
     func abandon(to start: Int, positionsTo positionStart: Int) {
         count = start
         positionCount = positionStart
-        open.removeAll(keepingCapacity: true)
+        openCount = 0
     }
 
     /// Exchanges the contents (and storage) of two tapes.
@@ -151,6 +163,7 @@ final class Tape {
         swap(&storage, &other.storage)
         swap(&count, &other.count)
         swap(&open, &other.open)
+        swap(&openCount, &other.openCount)
         swap(&positionStorage, &other.positionStorage)
         swap(&positionCount, &other.positionCount)
         swap(&previous, &other.previous)
@@ -167,20 +180,24 @@ final class Tape {
 
     @inline(__always)
     private func valueStarts() {
-        if !open.isEmpty { open[open.count - 1].values &+= 1 }
+        if openCount > 0 { open[openCount &- 1].values &+= 1 }
     }
 
     func startContainer(_ kind: Kind, at position: SourcePosition) {
         note(position)
         valueStarts()
-        open.append((count, 0))
+        if openCount == open.capacity { open.grow(toAtLeast: openCount + 1) }
+        open[openCount] = OpenContainer(start: count, values: 0)
+        openCount &+= 1
         reserve(Self.narrowHeader)
         (bytes + count).storeBytes(of: tag(kind, 0), as: UInt8.self)
         count += Self.narrowHeader
     }
 
     func endContainer() {
-        let (start, values) = open.removeLast()
+        precondition(openCount > 0, "no container is open")
+        openCount &-= 1
+        let (start, values) = (open[openCount].start, open[openCount].values)
         let kind = (bytes + start).load(as: UInt8.self) & 7
         let length = count - start - Self.narrowHeader
         if values == 0 {
@@ -204,8 +221,8 @@ final class Tape {
     /// Appends text bytes (room already reserved).
     @inline(__always)
     private func appendText(_ text: UnsafeRawBufferPointer) {
-        guard let source = text.baseAddress, text.count > 0 else { return }
-        (bytes + count).copyMemory(from: source, byteCount: text.count)
+        guard let source = text.baseAddress else { return }
+        copyBytes(to: bytes + count, from: source, count: text.count)
         count += text.count
     }
 
