@@ -10,7 +10,8 @@
 #                    and on any public symbol without a doc comment
 #   make lint        swift-format's lint of the whole tree (.swift-format), strict
 #   make format      swift-format applied to the whole tree
-#   make bench-peers ijson, orjson, json, jq, json_verify and json_reformat beside yajl: Docs/Peers.md
+#   make bench-peers ijson, orjson, json, jq, json_verify and json_reformat beside yajl, and
+#                    Decodable records beside JSONDecoder and ijson: Docs/Peers.md
 #   make bench-size  the peak and resident memory of `yajl validate` beside json_verify, by mapping
 
 SWIFT      ?= swift
@@ -122,10 +123,12 @@ bench-size: release
 	@bash Benchmarks/process-size.sh $(SIZE_DOC) $(BIN)/yajl
 
 # The peers a user would pick instead (ijson, orjson, json, jq, json_verify, json_reformat), each
-# as its own process on the same documents: Docs/Peers.md.
+# as its own process on the same documents, and the library's Decodable records beside JSONDecoder
+# and ijson (the benchmark's own cases, one run per process): Docs/Peers.md.
 PEER_DOCS ?= .build/bench-data/records-16MiB.json .build/bench-data/numbers-16MiB.json
 bench-peers: release
 	@mkdir -p .build/bench-data
+	$(SWIFT_RELEASE) --product YAJLBenchmarks
 	@for kind in records numbers; do f=.build/bench-data/$$kind-16MiB.json; \
 	  [ -f $$f ] || $(BIN)/yajl generate $$f --kind $$kind --size 16M > /dev/null; done
 	python3 Benchmarks/peers.py --rounds 3 $(PEER_DOCS) $(wildcard ../shared/corpus/canada.json ../shared/corpus/citm_catalog.json ../shared/corpus/twitter.json)

@@ -9,7 +9,11 @@ by round, and the report gives medians and ratios to `yajl` in the same run:
 - extract the records of `$.results[*]` (generated records documents): `yajl extract`, Python
   ijson (`items`, yajl2_c backend), orjson and json (whole document, then the list), `jq -c`;
 - validate any document: `yajl validate`, `json_verify`, orjson, json, `jq empty`;
-- minify: `yajl reformat --minify`, `json_reformat -m`, `jq -c .`.
+- minify: `yajl reformat --minify`, `json_reformat -m`, `jq -c .`;
+- decode the records of `$.results[*]` (generated records documents) into typed values: a Swift
+  program over the library (the benchmark's `records-decodable-1t` and `records-decodable` cases,
+  into a `Decodable` struct, one and two threads), the same struct with `JSONDecoder` (the whole
+  document), and ijson building a dict per record.
 
 ijson and orjson are installed from PyPI into .build/bench-venv on first use; a peer that cannot
 be installed or found is reported as skipped, with the reason, never silently left out.
@@ -28,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".build" / "bench-venv"
 YAJL = ROOT / ".build" / "release" / "yajl"
+BENCH = ROOT / ".build" / "release" / "YAJLBenchmarks"
 
 
 def venv_python():
@@ -76,6 +81,18 @@ def commands(document, python, has_results):
                 runs.append(("extract", f"python {name}", [python or sys.executable, "-c", code, d]))
         if shutil.which("jq"):
             runs.append(("extract", "jq -c", ["jq", "-c", ".results[]", d]))
+        if BENCH.exists():
+            # One run of the case per process (the benchmark repeats small documents otherwise).
+            spec = json.dumps({"name": document.name, "path": str(Path(d).resolve()),
+                               "bytes": document.stat().st_size, "kind": "records"})
+            for tool, case in (("yajl Decodable, 1 thread", "records-decodable-1t"),
+                               ("yajl Decodable, 2 threads", "records-decodable"),
+                               ("swift JSONDecoder", "foundation-decoder")):
+                runs.append(("decode", tool, ["env", "YAJL_BENCH_MIN_BYTES=1", str(BENCH), "--child", case, spec]))
+            if python:
+                runs.append(("decode", "python ijson (dicts)", [python, "-c", PYTHON_EXTRACT["ijson"], d]))
+        else:
+            skipped.append(f"the decode rows ({BENCH} not built: swift build -c release --product YAJLBenchmarks)")
     runs.append(("validate", "yajl validate", [str(YAJL), "validate", d]))
     if shutil.which("json_verify"):
         runs.append(("validate", "json_verify", ["<" + d, "json_verify", "-q"]))
@@ -148,7 +165,7 @@ def main():
                 times[(task, tool)].append(seconds)
                 peaks[(task, tool)] = max(peaks[(task, tool)], kib)
         size = path.stat().st_size / (1 << 20)
-        for task in ("extract", "validate", "minify"):
+        for task in ("extract", "decode", "validate", "minify"):
             ours = [key for key in times if key[0] == task and key[1].startswith("yajl")]
             if not ours:
                 continue
@@ -182,6 +199,9 @@ def main():
         "  orjson / json: load the whole document, then `len(doc['results'])`; `jq -c '.results[]' FILE`.",
         "- validate: `yajl validate FILE`; `json_verify -q < FILE`; `orjson.loads` / `json.load`; `jq empty FILE`.",
         "- minify: `yajl reformat --minify FILE`; `json_reformat -m < FILE`; `jq -c . FILE`.",
+        "- decode: `YAJLBenchmarks --child records-decodable-1t SPEC` (and `records-decodable`,",
+        "  `foundation-decoder`), SPEC being `{\"name\":…,\"path\":FILE,\"bytes\":…,\"kind\":\"records\"}`,",
+        "  with `YAJL_BENCH_MIN_BYTES=1` (one pass); ijson as for extract (a dict per record).",
     ]
     if notes:
         lines += ["", "Skipped:", ""] + [f"- {note}" for note in notes]
