@@ -57,6 +57,34 @@ struct TapeTests {
         #expect(tape.view.minified(0) == output)
     }
 
+    /// Texts are copied with overlapping word loads up to 16 bytes (`copyBytes`): every length
+    /// across the branches, as a key and as a value, comes back byte for byte, and a copy writes
+    /// nothing outside its range.
+    @Test(arguments: 0...40)
+    func textsOfEveryShortLengthRoundTrip(length: Int) throws {
+        let text = String((0..<length).map { Character(UnicodeScalar(UInt8(ascii: "A") + UInt8($0 % 58))) })
+            .replacingOccurrences(of: "\\", with: "/")
+        let document = "{\"\(text)\":\"\(text)\",\"n\":[\"\(text)\",\"\(text)x\"]}"
+        let values = try JSONRecordReader(JSONValue.self, at: "$", from: .text(document))
+        let value = try #require(try values.next())
+        #expect(value.description == document)
+        #expect(value[text]?.stringValue == text)
+
+        let source = Array(text.utf8)
+        var destination = [UInt8](repeating: 0xEE, count: length + 32)
+        source.withUnsafeBytes { from in
+            destination.withUnsafeMutableBytes { to in
+                copyBytes(
+                    to: to.baseAddress! + 16,
+                    from: from.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!,
+                    count: length
+                )
+            }
+        }
+        #expect(Array(destination[16..<(16 + length)]) == source)
+        #expect(destination[..<16].allSatisfy { $0 == 0xEE } && destination[(16 + length)...].allSatisfy { $0 == 0xEE })
+    }
+
     @Test(arguments: documents)
     func recordsRoundTripThroughTheTape(document: String) throws {
         for concurrently in [false, true] {
