@@ -18,6 +18,8 @@
 #include "utf8_prefix.h"
 #include "powers_of_five.h"
 #include "lean_validation.h"
+#include "tape.h"
+#include "capture.h"
 
 /* yajl_config(handle, option, int): every parser option takes one int. */
 static inline int cyajl_config(yajl_handle handle, yajl_option option, int enabled) {

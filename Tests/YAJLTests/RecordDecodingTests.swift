@@ -321,4 +321,29 @@ struct RecordDecodingTests {
             print("⚠️  records fixture: peak-memory check skipped (\(ProcessMemory.unavailable ?? "peak not reset"))")
         }
     }
+
+    struct Pair: Decodable, Equatable {
+        let a: String
+        let b: String
+    }
+
+    /// Records of different layouts, each starting at the same place on the tape (a read of one
+    /// byte hands each record out before the next starts): the decoder's memory of where the last
+    /// key was found must not carry over from one record to the next (it once did: the lookup then
+    /// read a string value or the middle of a text as a key, and trapped).
+    @Test(arguments: [1, 2, 64 << 10])
+    func memberHintsDoNotCarryOverBetweenRecords(_ chunkSize: Int) throws {
+        let text =
+            #"[{"a": "p", "b": "q"}, {"b": "a", "a": "r"}, {"k": "zz", "a": "A", "b": "B"}, "#
+            + #"{"x": "a", "a": "b", "b": "a"}, {"b": "2", "a": "1"}, {"a": "3", "zzz": "a", "b": "4"}]"#
+        var options = JSONRecordOptions()
+        options.parser.chunkSize = chunkSize
+        options.parsesConcurrently = false
+        let reader = try JSONRecordReader(Pair.self, at: "$[*]", from: .text(text), options: options)
+        var pairs: [Pair] = []
+        while let pair = try reader.next() { pairs.append(pair) }
+        let expected = [("p", "q"), ("r", "a"), ("A", "B"), ("b", "a"), ("1", "2"), ("3", "4")]
+        #expect(pairs == expected.map { Pair(a: $0.0, b: $0.1) })
+    }
+
 }

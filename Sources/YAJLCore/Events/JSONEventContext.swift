@@ -39,6 +39,11 @@ public struct JSONEventContext {
     package func start(ofString string: JSONStringView) -> SourcePosition {
         state.pointee.tokenStart(length: nil, string: string.bytes)
     }
+    /// During a `startObject` or `startArray` that began recording its container on `tape`:
+    /// records every event inside it there too, without calling the handler, until the event
+    /// that closes it (delivered as usual). For a handler with nothing else to do inside.
+    func recordInside(on tape: Tape) { state.pointee.captureRequest = tape.storage }
+
     /// Zero-based index of the top-level value this event belongs to: always 0 unless
     /// ``JSONParser/Options/allowMultipleValues`` is on (then it numbers NDJSON lines' values).
     public var topLevelIndex: Int { max(0, state.pointee.topLevelValues - 1) }

@@ -72,6 +72,8 @@ extension JSONParser {
         mayStartNextValue: Bool = false,
         isInsideString: Bool? = nil
     ) -> JSONParseError {
+        // The parse ends here: a capture in C hands the path back first.
+        bridge.leaveCapture()
         let position = bridge.state.pointee.position
         let (line, column) = position.lineAndColumn(of: offset, in: chunk, base: base)
         let (excerpt, marker) = position.excerpt(around: offset, in: chunk, base: base)

@@ -146,7 +146,10 @@ public final class JSONParser {
     }
 
     /// How many objects and arrays are open now.
-    var openDepth: Int { bridge.state.pointee.path.depth }
+    var openDepth: Int { bridge.state.pointee.path.depth + bridge.depthInsideCapture }
+
+    /// The events recorded on a tape by the capture callbacks (capture.h), not by the handler.
+    package var eventsRecordedInC: Int { bridge.state.pointee.eventsRecordedInC }
 
     /// The deepest nesting seen so far: the most objects and arrays open at once.
     public var maxDepthSeen: Int { bridge.state.pointee.maxDepthSeen }

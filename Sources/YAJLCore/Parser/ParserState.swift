@@ -6,6 +6,8 @@ struct ParserState {
     let maxDepth: Int
     /// Events delivered so far (used to detect reads that produced no event).
     var eventCount = 0
+    /// Of those, the events recorded by the capture callbacks (capture.h).
+    var eventsRecordedInC = 0
     /// Deepest nesting seen: the most containers open at once.
     var maxDepthSeen = 0
     /// Top-level values started so far (several with `allowMultipleValues`).
@@ -26,6 +28,9 @@ struct ParserState {
     var position = TextPosition()
     /// Whether keys are kept, so that paths can be materialized.
     let tracksPath: Bool
+    /// The tape (its `cyajl_tape`) on which the handler asked, during a container start, to have
+    /// the inside of that container recorded by the capture callbacks (capture.h).
+    var captureRequest: UnsafeMutableRawPointer?
 
     /// The 1-based line of the token being delivered.
     mutating func currentLine() -> Int {
@@ -42,18 +47,19 @@ struct ParserState {
         let base = chunkBase
         let chunk = UnsafeRawBufferPointer(start: chunkStart, count: chunkStart == nil ? 0 : chunkLength)
         let (line, endColumn) = position.lineAndColumn(forwardTo: end, in: chunk, base: base)
-        let start: Int
-        if let length {
-            start = end &- length
-        } else if let bytes = string.baseAddress, let first = chunk.baseAddress, bytes > first,
-            bytes < first + chunk.count
-        {
-            // Without escapes and inside the chunk, YAJL passes the bytes in place, after the quote.
-            start = base &+ (bytes - first) &- 1
-        } else {
-            start = Self.openingQuote(of: string, end: end, chunk: chunk, base: base, position: position)
-        }
+        let start = length.map { end &- $0 } ?? self.start(ofString: string, end: end)
         return SourcePosition(offset: start, line: line, column: max(1, endColumn &- (end &- start)))
+    }
+
+    /// Where the string or key token ending at absolute `end` starts: its opening quote.
+    func start(ofString string: UnsafeRawBufferPointer, end: Int) -> Int {
+        let base = chunkBase
+        let chunk = UnsafeRawBufferPointer(start: chunkStart, count: chunkStart == nil ? 0 : chunkLength)
+        if let bytes = string.baseAddress, let first = chunk.baseAddress, bytes > first, bytes < first + chunk.count {
+            // Without escapes and inside the chunk, YAJL passes the bytes in place, after the quote.
+            return base &+ (bytes - first) &- 1
+        }
+        return Self.openingQuote(of: string, end: end, chunk: chunk, base: base, position: position)
     }
 
     /// The opening quote of a string token ending at `end` that YAJL did not pass in place.

@@ -41,15 +41,14 @@ struct TextPosition {
     /// The last quote before the current chunk that no backslash escapes, however far back: the
     /// opening quote of a string still open at the chunk's start.
     private(set) var lastUnescapedQuote: Int?
-    /// A forward-only cursor for ``line(at:in:base:)``: newlines before `cursorOffset`, and where
-    /// the line that contains `cursorOffset` starts.
-    private var cursorOffset = 0
-    private var cursorNewlines = 0
-    private var cursorLineStart = 0
-    /// The chunk the cursor is in (its absolute start), and the next newline in it at or after
-    /// the cursor (the chunk's end when there is none).
-    private var cursorBase = -1
-    private var nextNewline = 0
+    /// A forward-only cursor for ``line(at:in:base:)`` (capture.h, shared with the capture
+    /// callbacks): newlines before its offset, where that offset's line starts, and the next
+    /// newline in its chunk.
+    private var cursor: cyajl_line_cursor = {
+        var cursor = cyajl_line_cursor()
+        cyajl_line_cursor_reset(&cursor)
+        return cursor
+    }()
     private static let tailLength = 64
 
     /// Accounts for a chunk that the parser has fully consumed, starting at absolute `base`.
@@ -95,40 +94,20 @@ struct TextPosition {
         in chunk: UnsafeRawBufferPointer,
         base: Int
     ) -> (line: Int, column: Int) {
-        let end = max(base, min(offset, base + chunk.count))
-        if cursorBase != base || cursorOffset > end {
-            cursorBase = base
-            cursorOffset = base
-            cursorNewlines = newlinesBefore
-            cursorLineStart = lineStartBefore
-            nextNewline = base &+ Self.firstNewline(in: chunk, from: 0)
-        }
-        while nextNewline < end {
-            cursorNewlines &+= 1
-            cursorLineStart = nextNewline &+ 1
-            nextNewline = base &+ Self.firstNewline(in: chunk, from: nextNewline &+ 1 &- base)
-        }
-        cursorOffset = end
-        return (cursorNewlines &+ 1, max(1, offset &- cursorLineStart &+ 1))
-    }
-
-    /// The index of the first `\n` in `chunk` at or after `start`; `chunk.count` when none.
-    static func firstNewline(in chunk: UnsafeRawBufferPointer, from start: Int) -> Int {
-        guard let bytes = chunk.baseAddress else { return chunk.count }
-        let count = chunk.count
-        var i = start
-        while i &+ 8 <= count {
-            // A zero byte of `word ^ 0x0A…` is a newline; the lowest flagged byte is the first.
-            let word = (bytes + i).loadUnaligned(as: UInt64.self).littleEndian ^ 0x0A0A_0A0A_0A0A_0A0A
-            let found = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
-            if found != 0 { return i &+ found.trailingZeroBitCount &>> 3 }
-            i &+= 8
-        }
-        while i < count {
-            if bytes.load(fromByteOffset: i, as: UInt8.self) == 10 { return i }
-            i &+= 1
-        }
-        return count
+        var line = 0
+        var column = 0
+        cyajl_line_and_column(
+            &cursor,
+            offset,
+            chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            chunk.count,
+            base,
+            newlinesBefore,
+            lineStartBefore,
+            &line,
+            &column
+        )
+        return (line, column)
     }
 
     /// The index of the last `"` before `end` in `bytes` that no backslash escapes (an odd run of

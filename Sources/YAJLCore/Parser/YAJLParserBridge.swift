@@ -6,9 +6,11 @@ private import CYAJL
 // The only file that calls libyajl's parser API.
 //
 // Design (measured figures in Docs/HotPath.md): one `yajl_callbacks` table of capture-free
-// closures, allocated once per process (YAJL keeps the pointer, it does not copy the struct). The
-// context pointer is an unretained `CallbackTarget`, a final class reached in each callback through
-// `_withUnsafeGuaranteedRef`: its `let` properties (the handler, and a pointer to the mutable
+// closures, made once per process and copied into each parser's own table (YAJL keeps the pointer
+// and reads the table at every event, so a parser can switch to the C callbacks of capture.h while
+// a selected container is recorded: YAJLParserBridge+Capture.swift). The context pointer is the
+// parser's `cyajl_capture`, whose first field is an unretained `CallbackTarget`, a final class
+// reached in each callback through `_withUnsafeGuaranteedRef`: its `let` properties (the handler, and a pointer to the mutable
 // `ParserState`) are borrowed with no retain/release, and the mutable state behind the raw pointer
 // is updated with no exclusivity check. Keys, strings and numbers are passed on as borrowed
 // buffers. An error thrown by the handler is stored, the callback returns 0 ("stop"), and the error
@@ -31,6 +33,14 @@ final class YAJLParserBridge {
     let state: UnsafeMutablePointer<ParserState>
     private let target: CallbackTarget
     private let handle: OpaquePointer
+    /// YAJL's context: the target, and what the capture callbacks keep (a `cyajl_capture`,
+    /// capture.h; untyped because the C module is imported privately by each file).
+    let captureStorage: UnsafeMutableRawPointer
+    private var capture: UnsafeMutablePointer<cyajl_capture> {
+        captureStorage.assumingMemoryBound(to: cyajl_capture.self)
+    }
+    /// The callback table YAJL reads: the Swift set, or the capture set while one is recorded.
+    private let table: UnsafeMutablePointer<yajl_callbacks>
 
     /// A bridge delivering every event to `handler`; with `deliversEvents` off, the handler is
     /// never called: the callbacks keep only what limits and error locations need (depth, path,
@@ -45,12 +55,25 @@ final class YAJLParserBridge {
             )
         )
         target = CallbackTarget(handler: handler, state: state)
+        let callbacks = (deliversEvents ? sharedCallbacks : validatingCallbacks).pointee
+        table = .allocate(capacity: 1)
+        table.initialize(to: callbacks)
+        captureStorage = UnsafeMutableRawPointer.allocate(
+            byteCount: MemoryLayout<cyajl_capture>.size,
+            alignment: MemoryLayout<cyajl_capture>.alignment
+        )
+        Self.initializeCapture(
+            captureStorage,
+            target: target,
+            table: UnsafeMutableRawPointer(table),
+            maxDepth: options.maxDepth
+        )
         // yajl_alloc only fails when malloc does; there is nothing sensible to do but stop.
-        let callbacks = deliversEvents ? sharedCallbacks : validatingCallbacks
-        guard let handle = yajl_alloc(callbacks, nil, Unmanaged.passUnretained(target).toOpaque()) else {
+        guard let handle = yajl_alloc(table, nil, captureStorage) else {
             fatalError("yajl_alloc failed: out of memory")
         }
         self.handle = handle
+        capture.pointee.handle = handle
         state.pointee.handle = handle
         Self.configure(handle, options)
     }
@@ -69,6 +92,8 @@ final class YAJLParserBridge {
 
     deinit {
         yajl_free(handle)
+        captureStorage.deallocate()
+        table.deallocate()
         state.pointee.path.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
@@ -87,8 +112,11 @@ final class YAJLParserBridge {
         state.pointee.chunkBase = base
         state.pointee.chunkLength = chunk.count
         state.pointee.chunkStart = chunk.baseAddress
+        chunkStarts(chunk, base: base)
         let bytes = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        return status(yajl_parse(handle, bytes, chunk.count), chunk: chunk, base: base, atEndOfInput: false)
+        let result = yajl_parse(handle, bytes, chunk.count)
+        takeCaptureCounts()
+        return status(result, chunk: chunk, base: base, atEndOfInput: false)
     }
 
     /// `yajl_complete_parse`: the input has ended at absolute offset `end`.
@@ -96,8 +124,11 @@ final class YAJLParserBridge {
         state.pointee.chunkBase = end
         state.pointee.chunkLength = 0
         state.pointee.chunkStart = nil
+        chunkStarts(UnsafeRawBufferPointer(start: nil, count: 0), base: end)
+        let result = yajl_complete_parse(handle)
+        takeCaptureCounts()
         return status(
-            yajl_complete_parse(handle),
+            result,
             chunk: UnsafeRawBufferPointer(start: nil, count: 0),
             base: end,
             atEndOfInput: true
@@ -141,10 +172,12 @@ final class YAJLParserBridge {
 
 // MARK: - The callbacks
 
-/// Runs `body` with the callback target borrowed from YAJL's context pointer: no retain/release.
+/// Runs `body` with the callback target borrowed from YAJL's context pointer (a `cyajl_capture`
+/// whose first field is the target): no retain/release.
 @inline(__always)
-private func withTarget(_ context: UnsafeMutableRawPointer?, _ body: (CallbackTarget) -> Int32) -> Int32 {
-    Unmanaged<CallbackTarget>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
+func withTarget<Result>(_ context: UnsafeMutableRawPointer?, _ body: (CallbackTarget) -> Result) -> Result {
+    Unmanaged<CallbackTarget>.fromOpaque(context.unsafelyUnwrapped.load(as: UnsafeMutableRawPointer.self))
+        ._withUnsafeGuaranteedRef(body)
 }
 
 /// Runs one handler call; turns a thrown error or a stop request into YAJL's "stop" (0).
@@ -225,7 +258,8 @@ private nonisolated(unsafe) let sharedCallbacks: UnsafeMutablePointer<yajl_callb
             yajl_start_map: { context in
                 withTarget(context) { t in
                     willStartValue(t.state)
-                    return open(t.state, isArray: false) { try t.handler.startObject(context: $0) }
+                    let result = open(t.state, isArray: false) { try t.handler.startObject(context: $0) }
+                    return beginCaptureIfAsked(t.state, context, result)
                 }
             },
             yajl_map_key: { context, bytes, length in
@@ -244,7 +278,8 @@ private nonisolated(unsafe) let sharedCallbacks: UnsafeMutablePointer<yajl_callb
             yajl_start_array: { context in
                 withTarget(context) { t in
                     willStartValue(t.state)
-                    return open(t.state, isArray: true) { try t.handler.startArray(context: $0) }
+                    let result = open(t.state, isArray: true) { try t.handler.startArray(context: $0) }
+                    return beginCaptureIfAsked(t.state, context, result)
                 }
             },
             yajl_end_array: { context in

@@ -80,6 +80,13 @@ struct PathStack {
         depth &-= 1
     }
 
+    /// Sets the current index of the innermost array (the stack rebuilt after a capture).
+    @inline(__always)
+    mutating func setIndex(_ index: Int) {
+        guard depth > 0 else { return }
+        frames[depth - 1].index = index
+    }
+
     /// Names the current member of the innermost object.
     @inline(__always)
     mutating func setKey(_ key: UnsafeRawBufferPointer) {

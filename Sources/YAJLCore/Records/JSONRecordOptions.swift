@@ -84,6 +84,10 @@ public struct JSONRecordOptions: Sendable {
     /// iterating task.
     public var parsesConcurrently = ProcessInfo.processInfo.activeProcessorCount > 1
 
+    /// Whether the inside of a selected container is recorded by YAJL's C callbacks (capture.h)
+    /// rather than event by event in Swift: off only to compare the two in tests.
+    package var recordsInC = true
+
     /// The defaults: strict single-document JSON, stop on the first record that does not decode.
     public init() {}
 

@@ -33,6 +33,8 @@ final class RecordCapture: JSONEventHandler {
     let limit: Int?
     let order: JSONRecordOptions.Order
     let maxBufferedBytes: Int
+    /// See ``JSONRecordOptions/recordsInC``.
+    private let recordsInC: Bool
     @exclusivity(unchecked)
     private var frames: [Frame] = []
     /// Selected values, recorded flat; cleared by the consumer once its records are handed out.
@@ -74,6 +76,7 @@ final class RecordCapture: JSONEventHandler {
         self.limit = options.limit
         self.order = options.order
         self.maxBufferedBytes = options.maxBufferedBytes
+        recordsInC = options.recordsInC
         allQueries = queries.count >= 64 ? ~0 : (1 << UInt64(queries.count)) - 1
     }
 
@@ -180,7 +183,12 @@ final class RecordCapture: JSONEventHandler {
                     || (isContainer && states & ~matcher.accepting != 0)
             )
             bufferStart = isBuffered && states & matcher.accepting == 0 && !isCandidate ? start : nil
-            if !isContainer { try emit(context: context) }
+            if !isContainer {
+                try emit(context: context)
+            } else if bufferStart == nil && recordsInC {
+                // Inside, there is only recording left to do (no size limit to check): in C.
+                context.recordInside(on: tape)
+            }
         } else if isContainer {
             framesOpened &+= 1
             frames.append(Frame(states: states, isArray: isArray, anchors: anchors, serial: framesOpened))

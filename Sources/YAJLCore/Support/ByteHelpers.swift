@@ -1,3 +1,5 @@
+private import CYAJL
+
 /// Small byte and text helpers shared by the stages: ASCII classes, JSON white space, a byte
 /// comparison and a short copy that call no libc function, zero padding.
 
@@ -47,31 +49,12 @@ func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafeRawPointer, _ count: Int)
     return true
 }
 
-/// Copies `count` bytes from `source` to `destination` (which must not overlap). Up to 16 bytes
-/// take two loads and two stores that overlap in the middle, without a call to `memcpy`: keys and
-/// most strings are that short, and the call cost more than the copy (callgrind, records: 41M
-/// instructions in `memcpy` for 2.3M copies). Never reads or writes outside the two ranges.
+/// Copies `count` bytes from `source` to `destination` (which must not overlap): `tape.h`'s short
+/// copy, shared with the tape's writer. Up to 16 bytes take two loads and two stores that overlap
+/// in the middle, without a call to `memcpy`: keys and most strings are that short, and the call
+/// cost more than the copy (callgrind, records: 41M instructions in `memcpy` for 2.3M copies).
+/// Never reads or writes outside the two ranges.
 @inline(__always)
 func copyBytes(to destination: UnsafeMutableRawPointer, from source: UnsafeRawPointer, count: Int) {
-    if count > 16 {
-        destination.copyMemory(from: source, byteCount: count)
-    } else if count >= 8 {
-        let head = source.loadUnaligned(as: UInt64.self)
-        let tail = source.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
-        destination.storeBytes(of: head, as: UInt64.self)
-        destination.storeBytes(of: tail, toByteOffset: count &- 8, as: UInt64.self)
-    } else if count >= 4 {
-        let head = source.loadUnaligned(as: UInt32.self)
-        let tail = source.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
-        destination.storeBytes(of: head, as: UInt32.self)
-        destination.storeBytes(of: tail, toByteOffset: count &- 4, as: UInt32.self)
-    } else if count > 0 {
-        // 1 to 3 bytes: the first, the middle and the last (some of them the same byte).
-        let first = source.load(as: UInt8.self)
-        let middle = source.load(fromByteOffset: count >> 1, as: UInt8.self)
-        let last = source.load(fromByteOffset: count &- 1, as: UInt8.self)
-        destination.storeBytes(of: first, as: UInt8.self)
-        destination.storeBytes(of: middle, toByteOffset: count >> 1, as: UInt8.self)
-        destination.storeBytes(of: last, toByteOffset: count &- 1, as: UInt8.self)
-    }
+    cyajl_copy_bytes(destination, source, count)
 }

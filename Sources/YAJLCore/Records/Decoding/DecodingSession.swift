@@ -20,7 +20,8 @@ final class DecodingSession {
     /// comparison. Never reallocated: containers keep a pointer to their slot.
     private let memberHints: UnsafeMutablePointer<(object: Int, next: Int)>
     static let memberHintDepth = 64
-    /// Hint slots handed out since the last reset.
+    /// Hint slots handed out so far (to containers that are cached and keep their slot: every
+    /// one of them is reset after each record, not only those handed out during it).
     private var memberHintsUsed = 0
 
     init(options: JSONRecordDecodingOptions) {
@@ -49,10 +50,10 @@ final class DecodingSession {
         return memberHints + depth
     }
 
-    /// Forgets the member hints: they hold indices into the record just decoded.
+    /// Forgets the member hints: they hold indices into the record just decoded, and the next
+    /// record may start at the same index with another layout.
     private func resetMemberHints() {
         memberHints.update(repeating: (-1, 0), count: memberHintsUsed)
-        memberHintsUsed = 0
     }
 
     /// The keyed containers made so far by the record decoder, one per depth and key type, in

@@ -98,7 +98,9 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let wanted = key.stringValue
         let end = view.end(object)
         let hint = position.hint
-        if let hint, hint.pointee.object == object, hint.pointee.next < end, matches(hint.pointee.next, wanted) {
+        if let hint, hint.pointee.object == object, hint.pointee.next < end, view.kind(hint.pointee.next) == .key,
+            matches(hint.pointee.next, wanted)
+        {
             let value = view.next(hint.pointee.next)
             hint.pointee.next = view.next(value)
             return value

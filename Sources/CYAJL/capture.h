@@ -1,0 +1,286 @@
+/*
+ * capture.h: YAJL's context, and the callbacks that record the inside of a selected value.
+ *
+ * Every parser's context pointer is a `cyajl_capture`; its first field is the Swift callback
+ * target (YAJLParserBridge.swift). YAJL reads the callback table it was given at every event,
+ * so the bridge switches one per-parser table between two sets:
+ * - the Swift callbacks (`events`), which keep the path, deliver events to the handler and enforce
+ *   the limits;
+ * - while a `RecordCapture` records a selected container (it asks for this when the container
+ *   starts, and only when nothing but recording is left to do inside it), the callbacks below,
+ *   which write each event straight onto its tape (tape.h) with its source position, check the
+ *   depth limit and count events, with no call into Swift. The event that closes the container
+ *   switches the Swift set back and is delivered by it, so the handler completes the record as
+ *   before.
+ * The path stack (Swift) is not kept inside such a container: the bridge rebuilds it from the tape
+ * when an error must be located there (YAJLParserBridge+Capture.swift).
+ *
+ * Measured with callgrind, records of 16 MiB decoded on one thread: see Docs/Architecture.md.
+ */
+#ifndef CYAJL_CAPTURE_H
+#define CYAJL_CAPTURE_H
+
+#include <yajl/yajl_parse.h>
+#include "tape.h"
+
+/*
+ * A forward-only line cursor over one chunk (TextPosition.swift): the newlines before `offset`
+ * and where its line starts, and the next newline at or after it (the chunk's end when none),
+ * so that values on one line cost one comparison each and every newline is found once.
+ */
+typedef struct {
+    long base;
+    long offset;
+    long newlines;
+    long line_start;
+    long next_newline;
+} cyajl_line_cursor;
+
+static inline void cyajl_line_cursor_reset(cyajl_line_cursor *cursor) {
+    cursor->base = -1;
+    cursor->offset = 0;
+    cursor->newlines = 0;
+    cursor->line_start = 0;
+    cursor->next_newline = 0;
+}
+
+/* The index of the first newline of `chunk` at or after `from`; `length` when there is none. */
+static inline long cyajl_first_newline(const unsigned char *chunk, size_t length, size_t from) {
+    if (chunk == NULL || from >= length) return (long)length;
+    const void *found = memchr(chunk + from, '\n', length - from);
+    return found ? (long)((const unsigned char *)found - chunk) : (long)length;
+}
+
+/* The cursor moved to the chunk at `base` (or back): from the chunk's start. */
+static inline void cyajl_line_cursor_restart(
+    cyajl_line_cursor *cursor, const unsigned char *chunk, size_t length, long base, long newlines_before, long line_start_before
+) {
+    cursor->base = base;
+    cursor->offset = base;
+    cursor->newlines = newlines_before;
+    cursor->line_start = line_start_before;
+    cursor->next_newline = base + cyajl_first_newline(chunk, length, 0);
+}
+
+/* The cursor moved over the newlines before `end`. */
+static inline void cyajl_line_cursor_pass_newlines(
+    cyajl_line_cursor *cursor, const unsigned char *chunk, size_t length, long base, long end
+) {
+    while (cursor->next_newline < end) {
+        cursor->newlines += 1;
+        cursor->line_start = cursor->next_newline + 1;
+        cursor->next_newline = base + cyajl_first_newline(chunk, length, (size_t)(cursor->next_newline + 1 - base));
+    }
+}
+
+/*
+ * Line and column (1-based, the column in bytes) of absolute `offset` in `chunk` (which starts at
+ * absolute `base`, on the line after `newlines_before` newlines, that line starting at
+ * `line_start_before`). A value on the line of the previous one costs a few comparisons.
+ */
+CYAJL_INLINE void cyajl_line_and_column(
+    cyajl_line_cursor *cursor,
+    long offset,
+    const unsigned char *chunk,
+    size_t length,
+    long base,
+    long newlines_before,
+    long line_start_before,
+    long *line,
+    long *column
+) {
+    long end = offset < base ? base : (offset > base + (long)length ? base + (long)length : offset);
+    if (__builtin_expect(cursor->base != base || cursor->offset > end, 0)) {
+        cyajl_line_cursor_restart(cursor, chunk, length, base, newlines_before, line_start_before);
+    }
+    if (__builtin_expect(cursor->next_newline < end, 0)) {
+        cyajl_line_cursor_pass_newlines(cursor, chunk, length, base, end);
+    }
+    cursor->offset = end;
+    *line = cursor->newlines + 1;
+    long found = offset - cursor->line_start + 1;
+    *column = found < 1 ? 1 : found;
+}
+
+/*
+ * Where a string token ending at absolute `end` starts (its opening quote), when YAJL did not pass
+ * its bytes in place (escaped, or begun in an earlier read): answered by Swift, which keeps what
+ * that needs (TextPosition).
+ */
+typedef long (*cyajl_string_start)(void *context, const unsigned char *bytes, size_t length, long end);
+
+typedef struct {
+    /* The Swift callback target (unretained): the first field, read by every Swift callback. */
+    void *target;
+    /* The table YAJL reads (owned by the bridge), and the Swift set it holds outside captures. */
+    yajl_callbacks *live;
+    yajl_callbacks swift_callbacks;
+    yajl_handle handle;
+    /* The tape being recorded on, or NULL outside a capture. */
+    cyajl_tape *tape;
+    /* The path depth of the captured container (the depth limit counts from there). */
+    long base_depth;
+    long max_depth;
+    /* The deepest nesting seen inside captures, and the events they recorded, since the bridge
+     * last took them. */
+    long max_depth_seen;
+    long event_count;
+    /* Where a container past `max_depth` would have opened, or -1. */
+    long depth_error_offset;
+    /* The chunk being parsed, its absolute offset, and its line (TextPosition's, at its start). */
+    const unsigned char *chunk;
+    size_t chunk_length;
+    long chunk_base;
+    long newlines_before;
+    long line_start_before;
+    cyajl_line_cursor cursor;
+    cyajl_string_start string_start;
+} cyajl_capture;
+
+/* Absolute offset just past the token being delivered. */
+CYAJL_INLINE long cyajl_capture_end(cyajl_capture *capture) {
+    size_t consumed = yajl_get_bytes_consumed(capture->handle);
+    return capture->chunk_base + (long)(consumed < capture->chunk_length ? consumed : capture->chunk_length);
+}
+
+/* Line and column of the token that starts at `start` and ends at `end` (tokens hold no newline). */
+CYAJL_INLINE void cyajl_capture_locate(cyajl_capture *capture, long start, long end, long *line, long *column) {
+    long end_column;
+    cyajl_line_and_column(
+        &capture->cursor, end, capture->chunk, capture->chunk_length, capture->chunk_base,
+        capture->newlines_before, capture->line_start_before, line, &end_column
+    );
+    long found = end_column - (end - start);
+    *column = found < 1 ? 1 : found;
+}
+
+/* A token of `length` bytes just delivered: note where it started. */
+CYAJL_INLINE void cyajl_capture_token(cyajl_capture *capture, long length, long *offset, long *line, long *column) {
+    long end = cyajl_capture_end(capture);
+    *offset = end - length;
+    cyajl_capture_locate(capture, *offset, end, line, column);
+}
+
+static inline int cyajl_capture_null(void *context) {
+    cyajl_capture *capture = (cyajl_capture *)context;
+    long offset, line, column;
+    cyajl_capture_token(capture, 4, &offset, &line, &column);
+    cyajl_tape_scalar(capture->tape, CYAJL_TAPE_NULL, 0, offset, line, column);
+    capture->event_count += 1;
+    return 1;
+}
+
+static inline int cyajl_capture_boolean(void *context, int value) {
+    cyajl_capture *capture = (cyajl_capture *)context;
+    long offset, line, column;
+    cyajl_capture_token(capture, value ? 4 : 5, &offset, &line, &column);
+    cyajl_tape_scalar(capture->tape, CYAJL_TAPE_BOOL, value, offset, line, column);
+    capture->event_count += 1;
+    return 1;
+}
+
+static inline int cyajl_capture_number(void *context, const char *text, size_t length) {
+    cyajl_capture *capture = (cyajl_capture *)context;
+    long offset, line, column;
+    cyajl_capture_token(capture, (long)length, &offset, &line, &column);
+    cyajl_tape_number(capture->tape, text, length, offset, line, column);
+    capture->event_count += 1;
+    return 1;
+}
+
+static inline int cyajl_capture_string(void *context, const unsigned char *bytes, size_t length) {
+    cyajl_capture *capture = (cyajl_capture *)context;
+    long end = cyajl_capture_end(capture);
+    long offset;
+    const unsigned char *chunk = capture->chunk;
+    if (bytes != NULL && chunk != NULL && bytes > chunk && bytes < chunk + capture->chunk_length) {
+        /* Without escapes and inside the chunk, YAJL passes the bytes in place, after the quote. */
+        offset = capture->chunk_base + (long)(bytes - chunk) - 1;
+    } else {
+        offset = capture->string_start(context, bytes, length, end);
+    }
+    long line, column;
+    cyajl_capture_locate(capture, offset, end, &line, &column);
+    cyajl_tape_text(capture->tape, CYAJL_TAPE_STRING, bytes, length, 1, offset, line, column);
+    capture->event_count += 1;
+    return 1;
+}
+
+static inline int cyajl_capture_key(void *context, const unsigned char *bytes, size_t length) {
+    cyajl_capture *capture = (cyajl_capture *)context;
+    cyajl_tape_text(capture->tape, CYAJL_TAPE_KEY, bytes, length, 0, 0, 0, 0);
+    capture->event_count += 1;
+    return 1;
+}
+
+/* A container opens inside the capture, unless it would be deeper than allowed: then stop. */
+CYAJL_INLINE int cyajl_capture_open(void *context, int kind) {
+    cyajl_capture *capture = (cyajl_capture *)context;
+    long depth = capture->base_depth + (long)capture->tape->open_count;
+    long offset, line, column;
+    cyajl_capture_token(capture, 1, &offset, &line, &column);
+    if (depth > capture->max_depth) {
+        /* It started as a value of its parent (the path names it) but is not recorded. */
+        cyajl_tape_value_starts(capture->tape);
+        capture->depth_error_offset = offset;
+        return 0;
+    }
+    if (depth > capture->max_depth_seen) capture->max_depth_seen = depth;
+    cyajl_tape_start_container(capture->tape, kind, offset, line, column);
+    capture->event_count += 1;
+    return 1;
+}
+
+static inline int cyajl_capture_start_map(void *context) { return cyajl_capture_open(context, CYAJL_TAPE_OBJECT); }
+static inline int cyajl_capture_start_array(void *context) { return cyajl_capture_open(context, CYAJL_TAPE_ARRAY); }
+
+/* Ends the capture: the Swift callbacks again, from the next event on. */
+static inline void cyajl_capture_finish(cyajl_capture *capture) {
+    *capture->live = capture->swift_callbacks;
+    capture->tape = NULL;
+}
+
+/* A container closes; the captured one itself is delivered by the Swift callbacks. */
+static inline int cyajl_capture_end_map(void *context) {
+    cyajl_capture *capture = (cyajl_capture *)context;
+    if (capture->tape->open_count <= 1) {
+        cyajl_capture_finish(capture);
+        return capture->swift_callbacks.yajl_end_map(context);
+    }
+    cyajl_tape_end_container(capture->tape);
+    capture->event_count += 1;
+    return 1;
+}
+
+static inline int cyajl_capture_end_array(void *context) {
+    cyajl_capture *capture = (cyajl_capture *)context;
+    if (capture->tape->open_count <= 1) {
+        cyajl_capture_finish(capture);
+        return capture->swift_callbacks.yajl_end_array(context);
+    }
+    cyajl_tape_end_container(capture->tape);
+    capture->event_count += 1;
+    return 1;
+}
+
+/* Starts recording the inside of the container just opened on `tape` (at path depth `depth`). */
+static inline void cyajl_capture_begin(cyajl_capture *capture, cyajl_tape *tape, long depth) {
+    capture->tape = tape;
+    capture->base_depth = depth;
+    yajl_callbacks table = {
+        cyajl_capture_null,
+        cyajl_capture_boolean,
+        NULL,
+        NULL,
+        cyajl_capture_number,
+        cyajl_capture_string,
+        cyajl_capture_start_map,
+        cyajl_capture_key,
+        cyajl_capture_end_map,
+        cyajl_capture_start_array,
+        cyajl_capture_end_array,
+    };
+    *capture->live = table;
+}
+
+#endif /* CYAJL_CAPTURE_H */
