@@ -2,18 +2,23 @@
 //
 // The input is an expression, a NUL byte, then a document. Checks: no crash; an invalid
 // expression is rejected with a position inside it; a valid one selects from the document
-// without crashing, the same records with concurrent parsing and without, the same records in
-// the RFC's order as in the document's (as multisets), and any parse error is located inside the
-// document.
+// without crashing, the same records with concurrent parsing and without, the same records and
+// errors (offset, line, column, path) whether the inside of a selected value is recorded by the C
+// callbacks or in Swift, the same records in the RFC's order as in the document's (as multisets),
+// and any parse error is located inside the document.
 
 func select(
     _ expression: String,
     from document: [UInt8],
     concurrently: Bool,
-    order: JSONRecordOptions.Order = .document
+    order: JSONRecordOptions.Order = .document,
+    inC: Bool = true,
+    chunkSize: Int? = nil
 ) -> [String] {
     var options = JSONRecordOptions()
     options.parsesConcurrently = concurrently
+    options.recordsInC = inC
+    if let chunkSize { options.parser.chunkSize = chunkSize }
     options.order = order
     options.parser.allowMultipleValues = true
     var selected: [String] = []
@@ -28,7 +33,9 @@ func select(
         guard error.byteOffset >= 0, error.byteOffset <= document.count else {
             fuzzFailure("offset \(error.byteOffset) outside \(document.count) bytes")
         }
-        selected.append("error \(error.kind) at \(error.byteOffset)")
+        selected.append(
+            "error \(error.kind) at \(error.byteOffset) (\(error.line):\(error.column)) in \(error.path?.description ?? "-")"
+        )
     } catch {
         fuzzFailure("unexpected error for a valid path: \(error)")
     }
@@ -62,6 +69,15 @@ public func fuzzPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let concurrent = select(expression, from: document, concurrently: true)
     guard serial == concurrent else {
         fuzzFailure("concurrent parsing selected differently for \(expression.debugDescription)")
+    }
+    for chunkSize in [1, 3] {
+        let inC = select(expression, from: document, concurrently: false, chunkSize: chunkSize)
+        let inSwift = select(expression, from: document, concurrently: false, inC: false, chunkSize: chunkSize)
+        guard inC == inSwift else {
+            fuzzFailure(
+                "recording in C selected differently from Swift for \(expression.debugDescription) at chunk size \(chunkSize):\n  C: \(inC.suffix(3))\n  Swift: \(inSwift.suffix(3))"
+            )
+        }
     }
     // A parse error ends both orders at different places (RFC order holds values back): compare
     // only complete selections.

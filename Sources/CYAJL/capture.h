@@ -241,27 +241,19 @@ static inline void cyajl_capture_finish(cyajl_capture *capture) {
 }
 
 /* A container closes; the captured one itself is delivered by the Swift callbacks. */
-static inline int cyajl_capture_end_map(void *context) {
+CYAJL_INLINE int cyajl_capture_close(void *context, int is_map) {
     cyajl_capture *capture = (cyajl_capture *)context;
     if (capture->tape->open_count <= 1) {
         cyajl_capture_finish(capture);
-        return capture->swift_callbacks.yajl_end_map(context);
+        return is_map ? capture->swift_callbacks.yajl_end_map(context) : capture->swift_callbacks.yajl_end_array(context);
     }
     cyajl_tape_end_container(capture->tape);
     capture->event_count += 1;
     return 1;
 }
 
-static inline int cyajl_capture_end_array(void *context) {
-    cyajl_capture *capture = (cyajl_capture *)context;
-    if (capture->tape->open_count <= 1) {
-        cyajl_capture_finish(capture);
-        return capture->swift_callbacks.yajl_end_array(context);
-    }
-    cyajl_tape_end_container(capture->tape);
-    capture->event_count += 1;
-    return 1;
-}
+static inline int cyajl_capture_end_map(void *context) { return cyajl_capture_close(context, 1); }
+static inline int cyajl_capture_end_array(void *context) { return cyajl_capture_close(context, 0); }
 
 /* Starts recording the inside of the container just opened on `tape` (at path depth `depth`). */
 static inline void cyajl_capture_begin(cyajl_capture *capture, cyajl_tape *tape, long depth) {
