@@ -79,8 +79,11 @@ static inline void *cyajl_tape_reallocate(void *block, size_t bytes) {
     return grown;
 }
 
-/* Grows `*block` (of `*capacity` elements of `size` bytes) to at least `needed`, doubling. */
-static inline void cyajl_tape_grow(void **block, size_t *capacity, size_t needed, size_t size) {
+/*
+ * Grows `*block` (of `*capacity` elements of `size` bytes) to at least `needed`, doubling. Out of
+ * line and cold: the callbacks that may grow then save no registers for it on every event.
+ */
+static __attribute__((noinline, cold)) void cyajl_tape_grow(void **block, size_t *capacity, size_t needed, size_t size) {
     size_t grown = *capacity > 0 ? *capacity : 1;
     while (grown < needed) grown *= 2;
     *block = cyajl_tape_reallocate(*block, grown * size);

@@ -198,4 +198,33 @@ struct TapeTests {
             )
         }
     }
+
+    /// The short comparison behind key lookups: every length up to 40, equal copies are equal,
+    /// and a difference in any one byte is found.
+    @Test func shortComparisonsFindEveryDifference() {
+        for length in 0...40 {
+            let a = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            var b = a
+            a.withUnsafeBufferPointer { pa in
+                b.withUnsafeBytes { pb in
+                    #expect(
+                        memcmpEqual(
+                            pa.baseAddress ?? UnsafePointer(bitPattern: 1)!,
+                            pb.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!,
+                            length
+                        )
+                    )
+                }
+            }
+            for position in 0..<length {
+                b[position] ^= 0x20
+                let equal = a.withUnsafeBufferPointer { pa in
+                    b.withUnsafeBytes { pb in memcmpEqual(pa.baseAddress!, pb.baseAddress!, length) }
+                }
+                #expect(!equal, "length \(length), difference at \(position)")
+                b[position] ^= 0x20
+            }
+        }
+    }
+
 }

@@ -214,8 +214,7 @@ final class RecordCapture: JSONEventHandler {
     }
 
     private func emit(context: JSONEventContext) throws {
-        guard let info = captureInfo else { return }
-        captureInfo = nil
+        guard let info = captureInfo.take() else { return }  // moved out: no copy, no release
         bufferStart = nil
         let before = ready.count
         if info.evaluates {

@@ -135,6 +135,32 @@ struct TapeView {
         return JSONNumberParser.classify(text(index))
     }
 
+    /// The value after the key at `index` when `index` holds a key whose text is `key`'s UTF-8;
+    /// nil otherwise. One read of the tag and one comparison: the key lookup's fast path.
+    @inline(__always)
+    func valueOfKey(at index: Int, named key: String) -> Int? {
+        guard let base = bytes.baseAddress, index < bytes.count else { return nil }
+        let tag = base.load(fromByteOffset: index, as: UInt8.self)
+        guard tag & 7 == Tape.Kind.key.rawValue else { return nil }
+        var start = index &+ 1
+        var length = Int(tag >> 3)
+        if length == Int(Tape.textLong) {
+            length = Int(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start, as: UInt64.self)))
+            start = index &+ 9
+        }
+        func equal(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+            utf8.count == length && (length == 0 || memcmpEqual(utf8.baseAddress!, base + start, length))
+        }
+        let isEqual: Bool
+        if let result = key.utf8.withContiguousStorageIfAvailable(equal) {
+            isEqual = result
+        } else {
+            var key = key
+            isEqual = key.withUTF8(equal)
+        }
+        return isEqual ? start &+ length : nil
+    }
+
     /// Whether the key at `index` equals `key`'s UTF-8, without allocating: in place for a native
     /// string (no copy of `key`, so no retain and release of its storage per comparison).
     @inline(__always)

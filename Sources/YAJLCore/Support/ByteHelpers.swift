@@ -29,22 +29,39 @@ extension String {
     }
 }
 
-/// Whether `count` bytes at `a` and `b` are equal (no `memcmp` call, no allocation): eight bytes
-/// at a time, then the rest (keys are short: a call to `memcmp` would cost more than the loop).
+/// Whether `count` bytes at `a` and `b` are equal (no `memcmp` call, no allocation). Up to 16
+/// bytes (nearly every key) take two loads from each side that overlap in the middle, as
+/// ``copyBytes(to:from:count:)`` does; longer runs go eight bytes at a time.
 @usableFromInline
 func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
     let a = UnsafeRawPointer(a)
-    var i = 0
-    while i &+ 8 <= count {
-        guard a.loadUnaligned(fromByteOffset: i, as: UInt64.self) == b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-        else { return false }
-        i &+= 8
-    }
-    while i < count {
-        guard a.load(fromByteOffset: i, as: UInt8.self) == b.load(fromByteOffset: i, as: UInt8.self) else {
-            return false
+    if count >= 8 {
+        if count <= 16 {
+            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+                    == b.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
         }
-        i &+= 1
+        var i = 0
+        while i &+ 8 <= count {
+            guard
+                a.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    == b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            else { return false }
+            i &+= 8
+        }
+        return a.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+            == b.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+    }
+    if count >= 4 {
+        return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+            && a.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+                == b.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+    }
+    if count > 0 {
+        // 1 to 3 bytes: the first, the middle and the last (some of them the same byte).
+        return a.load(as: UInt8.self) == b.load(as: UInt8.self)
+            && a.load(fromByteOffset: count >> 1, as: UInt8.self) == b.load(fromByteOffset: count >> 1, as: UInt8.self)
+            && a.load(fromByteOffset: count &- 1, as: UInt8.self) == b.load(fromByteOffset: count &- 1, as: UInt8.self)
     }
     return true
 }
