@@ -107,6 +107,77 @@ struct StrategyParityTests {
         }
     }
 
+    /// The strategy's strings are read wherever a `Double` or `Float` is: a member, an optional
+    /// member, an array of doubles (decoded directly), an unkeyed container and a single value;
+    /// an unknown string is still a type mismatch. Compared with `JSONDecoder` value by value.
+    @Test(arguments: [
+        #"{"one": "+Inf", "maybe": "NaN", "values": ["-Inf", 1.5, "NaN", "+Inf"], "floats": ["NaN", 2.5], "pair": ["-Inf", 3]}"#,
+        #"{"one": -0, "maybe": null, "values": [], "floats": ["+Inf"], "pair": [1e308, "+Inf"]}"#,
+        #"{"one": "inf", "maybe": 1, "values": [1], "floats": [1], "pair": [1, 2]}"#,
+        #"{"one": 1, "maybe": "-Inf", "values": ["Infinity"], "floats": [1], "pair": [1, 2]}"#,
+    ])
+    func floatStringsWhereverNumbersAreRead(json: String) throws {
+        struct Pair: Decodable, Equatable {
+            let first: Double
+            let second: Float
+            init(first: Double, second: Float) {
+                self.first = first
+                self.second = second
+            }
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                first = try container.decode(Double.self)
+                second = try container.decode(Float.self)
+            }
+        }
+        struct Numbers: Decodable {
+            let one: Double
+            let maybe: Double?
+            let values: [Double]
+            let floats: [Float]
+            let pair: Pair
+        }
+        /// NaN compares unequal to itself: compare the bit patterns.
+        func bits(_ numbers: Numbers) -> [UInt64] {
+            [numbers.one.bitPattern, numbers.maybe?.bitPattern ?? 1, numbers.pair.first.bitPattern]
+                + numbers.values.map(\.bitPattern) + numbers.floats.map { UInt64($0.bitPattern) }
+                + [UInt64(numbers.pair.second.bitPattern)]
+        }
+        let foundation = JSONDecoder()
+        foundation.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+Inf",
+            negativeInfinity: "-Inf",
+            nan: "NaN"
+        )
+        var decoding = JSONRecordDecodingOptions()
+        decoding.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+Inf",
+            negativeInfinity: "-Inf",
+            nan: "NaN"
+        )
+        let expected = Result { try foundation.decode(Numbers.self, from: Data(json.utf8)) }
+        let ours = Result { try JSONRecordDecoder(options: decoding).decode(Numbers.self, from: json) }
+        switch (expected, ours) {
+        case (.success(let expected), .success(let ours)): #expect(bits(ours) == bits(expected), "\(json)")
+        case (.failure(let expected), .failure(let error)):
+            // The same failing value as JSONDecoder's, located: a type mismatch at its path.
+            let located = try #require(error as? JSONRecordDecodingError, "\(json): \(error)")
+            guard case .typeMismatch(_, let context) = try #require(located.underlying) else {
+                Issue.record("\(json): \(located)")
+                return
+            }
+            guard case .typeMismatch(_, let foundationContext) = try #require(expected as? DecodingError) else {
+                Issue.record("\(json): JSONDecoder \(expected)")
+                return
+            }
+            #expect(
+                context.codingPath.map(\.stringValue) == foundationContext.codingPath.map(\.stringValue),
+                "\(json)"
+            )
+        default: Issue.record("\(json): JSONDecoder \(expected), ours \(ours)")
+        }
+    }
+
     @Test func deferredDataAndCustomData() throws {
         let encoder = JSONEncoder()
         encoder.dataEncodingStrategy = .deferredToData

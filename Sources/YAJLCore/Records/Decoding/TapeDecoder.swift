@@ -164,9 +164,9 @@ final class TapeDecoder: Decoder {
         case .bool: return unsafeBitCast(try Unbox.bool(view, index, node()), to: T.self)
         case .strings: return unsafeBitCast(try array(at: index, node: node(), Unbox.string), to: T.self)
         case .doubles:
-            let strings = session.floatStrings
+            let session = self.session
             return unsafeBitCast(
-                try array(at: index, node: node()) { try Unbox.double($0, $1, $2(), strings) },
+                try array(at: index, node: node()) { try Unbox.double($0, $1, $2(), session.floatStrings) },
                 to: T.self
             )
         case .ints:

@@ -114,10 +114,13 @@ enum Unbox {
         _ view: TapeView,
         _ index: Int,
         _ node: @autoclosure () -> CodingPathNode,
-        _ strings: NonConformingFloatStrings? = nil
+        _ floatStrings: @autoclosure () -> NonConformingFloatStrings? = nil
     ) throws -> Double {
         guard view.kind(index) == .number else {
-            if let strings, view.kind(index) == .string, let value = strings.value(of: view.text(index)) {
+            // Read only here: copying the strategy's strings for every number retained three strings.
+            if view.kind(index) == .string, let strings = floatStrings(),
+                let value = strings.value(of: view.text(index))
+            {
                 return value
             }
             throw mismatch(Double.self, view, index, node())
@@ -146,10 +149,12 @@ enum Unbox {
         _ view: TapeView,
         _ index: Int,
         _ node: @autoclosure () -> CodingPathNode,
-        _ strings: NonConformingFloatStrings? = nil
+        _ floatStrings: @autoclosure () -> NonConformingFloatStrings? = nil
     ) throws -> Float {
         guard view.kind(index) == .number else {
-            if let strings, view.kind(index) == .string, let value = strings.value(of: view.text(index)) {
+            if view.kind(index) == .string, let strings = floatStrings(),
+                let value = strings.value(of: view.text(index))
+            {
                 return Float(value)
             }
             throw mismatch(Float.self, view, index, node())
