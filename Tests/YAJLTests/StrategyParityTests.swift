@@ -111,24 +111,25 @@ struct StrategyParityTests {
     /// member, an array of doubles (decoded directly), an unkeyed container and a single value;
     /// an unknown string is still a type mismatch. Compared with `JSONDecoder` value by value.
     @Test(arguments: [
-        #"{"one": "+Inf", "maybe": "NaN", "values": ["-Inf", 1.5, "NaN", "+Inf"], "floats": ["NaN", 2.5], "pair": ["-Inf", 3]}"#,
-        #"{"one": -0, "maybe": null, "values": [], "floats": ["+Inf"], "pair": [1e308, "+Inf"]}"#,
-        #"{"one": "inf", "maybe": 1, "values": [1], "floats": [1], "pair": [1, 2]}"#,
-        #"{"one": 1, "maybe": "-Inf", "values": ["Infinity"], "floats": [1], "pair": [1, 2]}"#,
+        #"{"one": "+Inf", "maybe": "NaN", "values": ["-Inf", 1.5, "NaN", "+Inf"], "floats": ["NaN", 2.5], "pair": ["-Inf", 3], "single": "-Inf"}"#,
+        #"{"one": -0, "maybe": null, "values": [], "floats": ["+Inf"], "pair": [1e308, "+Inf"], "single": 2}"#,
+        #"{"one": "inf", "maybe": 1, "values": [1], "floats": [1], "pair": [1, 2], "single": 3}"#,
+        #"{"one": 1, "maybe": "-Inf", "values": ["Infinity"], "floats": [1], "pair": [1, 2], "single": 4}"#,
+        #"{"one": 1, "maybe": 2, "values": [], "floats": [], "pair": [1, 2], "single": "nan"}"#,
     ])
     func floatStringsWhereverNumbersAreRead(json: String) throws {
-        struct Pair: Decodable, Equatable {
+        struct Pair: Decodable {
             let first: Double
             let second: Float
-            init(first: Double, second: Float) {
-                self.first = first
-                self.second = second
-            }
             init(from decoder: any Decoder) throws {
                 var container = try decoder.unkeyedContainer()
                 first = try container.decode(Double.self)
                 second = try container.decode(Float.self)
             }
+        }
+        struct Single: Decodable {
+            let value: Double
+            init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Double.self) }
         }
         struct Numbers: Decodable {
             let one: Double
@@ -136,12 +137,13 @@ struct StrategyParityTests {
             let values: [Double]
             let floats: [Float]
             let pair: Pair
+            let single: Single
         }
         /// NaN compares unequal to itself: compare the bit patterns.
         func bits(_ numbers: Numbers) -> [UInt64] {
             [numbers.one.bitPattern, numbers.maybe?.bitPattern ?? 1, numbers.pair.first.bitPattern]
                 + numbers.values.map(\.bitPattern) + numbers.floats.map { UInt64($0.bitPattern) }
-                + [UInt64(numbers.pair.second.bitPattern)]
+                + [UInt64(numbers.pair.second.bitPattern), numbers.single.value.bitPattern]
         }
         let foundation = JSONDecoder()
         foundation.nonConformingFloatDecodingStrategy = .convertFromString(
