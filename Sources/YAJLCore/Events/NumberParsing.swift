@@ -73,7 +73,10 @@ enum JSONNumberParser {
             if mantissa != 0 {
                 let start = i
                 takeEightDigitBlocks(base, &i, count, &mantissa, &digits)
-                takeShortRun(base, &i, count, &mantissa, &digits)
+                let run = shortRun(base, i, count, mantissa, digits)
+                mantissa = run.mantissa
+                digits &+= run.length
+                i &+= run.length
                 exponent &-= i &- start
             }
             while i < count {
@@ -158,20 +161,22 @@ enum JSONNumberParser {
         }
     }
 
-    /// Takes a run of one to seven digits at `i` into `mantissa` at once, from one word (the eight
-    /// bytes at `i`, or the text's last eight when fewer are left), if the mantissa keeps at most
-    /// 19 digits. The fraction's tail after ``takeEightDigitBlocks``; the caller goes on one by
-    /// one from the new `i`.
+    /// A run of one to seven digits at `i` taken into `mantissa` at once, from one word (the
+    /// eight bytes at `i`, or the text's last eight when fewer are left), if the mantissa keeps at
+    /// most 19 digits: the new mantissa and the run's length (0 when nothing was taken). The
+    /// fraction's tail after ``takeEightDigitBlocks``; the caller goes on one by one after the run.
+    /// Returned, not written through `inout`: the compiler did not inline this function, and
+    /// passing the caller's variables by address kept them in memory, behind a stack protector.
     @inline(__always)
-    private static func takeShortRun(
+    private static func shortRun(
         _ base: UnsafePointer<UInt8>,
-        _ i: inout Int,
+        _ i: Int,
         _ count: Int,
-        _ mantissa: inout UInt64,
-        _ digits: inout Int
-    ) {
+        _ mantissa: UInt64,
+        _ digits: Int
+    ) -> (mantissa: UInt64, length: Int) {
         let left = count &- i
-        guard left > 0, digits < 19 else { return }
+        guard left > 0, digits < 19 else { return (mantissa, 0) }
         // The bytes from `i` in the low end of a word (little-endian: the first byte lowest); when
         // fewer than eight are left, the bytes above them are zero, which the digit test below
         // flags like any other non-digit.
@@ -182,21 +187,19 @@ enum JSONNumberParser {
             let word = UInt64(littleEndian: UnsafeRawPointer(base + count - 8).loadUnaligned(as: UInt64.self))
             rest = word >> UInt64(truncatingIfNeeded: 8 &* (8 &- left))
         } else {
-            return
+            return (mantissa, 0)
         }
         // The lowest flagged byte is the first non-digit: the bytes below it are digits, which
         // neither carry nor borrow into it.
         let nonDigits = ((rest &+ 0x4646_4646_4646_4646) | (rest &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080
         let run = nonDigits.trailingZeroBitCount >> 3
-        guard run > 0, run < 8, digits &+ run <= 19 else { return }
+        guard run > 0, run < 8, digits &+ run <= 19 else { return (mantissa, 0) }
         // The run's digits in the high bytes, ASCII zeros below them: "000ddddd" has their value.
         let kept = rest & ((1 << UInt64(truncatingIfNeeded: 8 &* run)) &- 1)
         let padded =
             (kept << UInt64(truncatingIfNeeded: 8 &* (8 &- run)))
             | (0x3030_3030_3030_3030 >> UInt64(truncatingIfNeeded: 8 &* run))
-        mantissa = mantissa &* smallPowerOfTen(run) &+ digitsValue(padded)
-        digits &+= run
-        i &+= run
+        return (mantissa &* smallPowerOfTen(run) &+ digitsValue(padded), run)
     }
 
     /// Eight ASCII digits at `pointer` as their value, or `nil` when they are not all digits

@@ -67,10 +67,25 @@ final class DecodingSession {
         let holder: AnyObject
     }
 
+    /// A cached container, handed out through ``copy``: a closure made by
+    /// ``copier(of:)``, whose context holds the container and its type's metadata.
+    ///
+    /// `KeyedDecodingContainer<Key>` is a resilient generic type. Copying one in code generic over
+    /// `Key` (as `container(keyedBy:)` always is: it is called through `any Decoder`) asks the
+    /// runtime for its metadata, a hash-table lookup of about 460 instructions, at every call.
+    /// The closure was made once, generic over the container's own type, so calling it copies
+    /// with the metadata in its context.
     private final class ContainerHolder<Key: CodingKey> {
-        let container: KeyedDecodingContainer<Key>
-        init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
+        let copy: () -> KeyedDecodingContainer<Key>
+        init(_ container: KeyedDecodingContainer<Key>) { copy = DecodingSession.copier(of: container) }
     }
+
+    /// A closure that returns a copy of `value`, generic over `Value` itself, so that calling it
+    /// needs no metadata lookup (never specialized: a specialization generic over `Key` would look
+    /// `KeyedDecodingContainer<Key>` up again).
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func copier<Value>(of value: Value) -> () -> Value { { value } }
 
     /// The record decoder's keyed container at `object`: the one made before for the same key
     /// type at the same depth, moved to `object`, or a new one.
@@ -99,8 +114,23 @@ final class DecodingSession {
             position.object = object
             position.pendingNode = node
             position.generation = decoder.liveGeneration
-            return unsafeDowncast(keyedContainers[found].holder, to: ContainerHolder<Key>.self).container
+            return unsafeDowncast(keyedContainers[found].holder, to: ContainerHolder<Key>.self).copy()
         }
+        return newKeyedContainer(keyedBy: type, decoder: decoder, object: object, depth: depth, node: node)
+    }
+
+    /// A new container for ``keyedContainer(keyedBy:decoder:object:depth:node:)``, cached (apart,
+    /// so that the cached path has no temporary of the container's type, which would need its
+    /// metadata).
+    @inline(never)
+    private func newKeyedContainer<Key: CodingKey>(
+        keyedBy type: Key.Type,
+        decoder: TapeDecoder,
+        object: Int,
+        depth: Int,
+        node: DeferredCodingPathNode
+    ) -> KeyedDecodingContainer<Key> {
+        let keyType = ObjectIdentifier(Key.self)
         let position = ObjectPosition(
             decoder: decoder,
             object: object,

@@ -179,7 +179,9 @@ final class TapeDecoder: Decoder {
 
     /// An array of primitives, decoded element by element with `element`. Its node and its
     /// elements' are made only for an error: an element that fails is decoded again with its
-    /// node, to throw the error at its coding path (the conversions are pure).
+    /// node, to throw the error at its coding path (the conversions are pure). Inlined, so that
+    /// `element` is too: called through a closure, it cost a thunk and a context per element.
+    @inline(__always)
     private func array<E>(
         at index: Int,
         node: @autoclosure () -> CodingPathNode,
