@@ -346,4 +346,44 @@ struct RecordDecodingTests {
         #expect(pairs == expected.map { Pair(a: $0.0, b: $0.1) })
     }
 
+    struct HintInner: Decodable, Equatable {
+        let x: Int
+        let y: Int?
+        let z: String?
+    }
+
+    struct HintOuter: Decodable, Equatable {
+        let a: HintInner
+        let y: Int
+        let z: String?
+        let b: HintInner?
+    }
+
+    /// The member hint (the member after the one found last, tried first) never reads past its
+    /// object: a key the inner object lacks but its parent has next (`y` after `{"x":1}`) is
+    /// absent, not the parent's; sibling objects at one depth, keys in any order, empty objects.
+    /// JSONDecoder gives the expected records.
+    @Test(arguments: [
+        #"{"a":{"x":1},"y":2,"z":"outer"}"#,
+        #"{"a":{"x":1,"y":5},"y":2,"z":"o","b":{"x":3}}"#,
+        #"{"y":2,"a":{"z":"in","x":1},"b":{"y":7,"x":3}}"#,
+        #"{"a":{"x":1},"b":{"x":2},"y":3}"#,
+        #"{"a":{"x":1,"z":null},"b":{"x":2,"y":null,"z":"b"},"y":3,"z":null}"#,
+        #"{"b":{"z":"bz","x":2},"a":{"y":4,"x":1},"z":"az","y":3}"#,
+        #"{"a":{"x":1,"q":{"y":9,"z":"deep"}},"y":3}"#,
+    ])
+    func memberHintsStayInsideTheirObject(_ record: String) throws {
+        let text = "[" + record + "," + record + "]"
+        let expected = try JSONDecoder().decode([HintOuter].self, from: Data(text.utf8))
+        for (chunkSize, concurrently) in [(1, false), (3, true), (64 << 10, false), (64 << 10, true)] {
+            var options = JSONRecordOptions()
+            options.parser.chunkSize = chunkSize
+            options.parsesConcurrently = concurrently
+            let reader = try JSONRecordReader(HintOuter.self, at: "$[*]", from: .text(text), options: options)
+            var records: [HintOuter] = []
+            while let next = try reader.next() { records.append(next) }
+            #expect(records == expected, "chunk size \(chunkSize), concurrently \(concurrently)")
+        }
+    }
+
 }

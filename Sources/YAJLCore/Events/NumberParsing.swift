@@ -8,10 +8,37 @@ private import CYAJL
 /// exact for 19 digits; only a longer decimal that Eisel–Lemire cannot decide goes to `strtod_l`
 /// in the C locale through the shim.
 enum JSONNumberParser {
-    private static let exactPowersOfTen: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ]
+    /// 10^`exponent` for 0 ... 22, the powers of ten a `Double` holds exactly (a switch, which the
+    /// compiler makes a constant table: a global array cost a lazy-initialization check and a
+    /// bounds check per number).
+    @inline(__always)
+    private static func exactPowerOfTen(_ exponent: Int) -> Double {
+        switch exponent {
+        case 0: 1e0
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        case 18: 1e18
+        case 19: 1e19
+        case 20: 1e20
+        case 21: 1e21
+        default: 1e22
+        }
+    }
 
     /// The value of validated JSON number text, from one pass over its digits: an `Int64` when it
     /// is an integer that fits, else the nearest `Double` (bit-exact with `strtod`), else
@@ -116,7 +143,7 @@ enum JSONNumberParser {
             // Clinger's fast path: one correctly rounded operation on exact operands.
             value =
                 exponent < 0
-                ? Double(mantissa) / exactPowersOfTen[-exponent] : Double(mantissa) * exactPowersOfTen[exponent]
+                ? Double(mantissa) / exactPowerOfTen(-exponent) : Double(mantissa) * exactPowerOfTen(exponent)
         } else if !truncated {
             value = EiselLemire.double(mantissa, exponent)
         } else {
@@ -230,6 +257,8 @@ enum JSONNumberParser {
         return text.withMemoryRebound(to: CChar.self) { cyajl_strtod($0.baseAddress!, $0.count, &ok) }
     }
 
+    /// Out of line: its `ok` flag, passed to C by address, put a stack protector on the caller.
+    @inline(never)
     private static func slowDouble(_ base: UnsafePointer<UInt8>, _ count: Int) -> JSONNumber.Value {
         var ok: Int32 = 0
         let value = base.withMemoryRebound(to: CChar.self, capacity: count) { cyajl_strtod($0, count, &ok) }

@@ -4,6 +4,18 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// Where a keyed container's next lookup starts: `object` (its tape index; -1 for none) is the
+/// object last looked up at its depth, `next` the member after the one found last, `end` the index
+/// just past the object.
+struct MemberHint {
+    var object: Int
+    var next: Int
+    var end: Int
+
+    /// No object: every lookup scans.
+    static let none = MemberHint(object: -1, next: 0, end: 0)
+}
+
 /// Shared, per-stream decoding state: the strategies, and caches that make them cheap.
 final class DecodingSession {
     let options: JSONRecordDecodingOptions
@@ -15,10 +27,10 @@ final class DecodingSession {
     let usesDefaultKeys: Bool
     /// The strings that stand for infinities and NaN, when the strategy converts them.
     let floatStrings: NonConformingFloatStrings?
-    /// Per nesting depth (up to ``memberHintDepth``): the object last looked up and the member
-    /// after the last one found, so that keys decoded in document order are found with one
-    /// comparison. Never reallocated: containers keep a pointer to their slot.
-    private let memberHints: UnsafeMutablePointer<(object: Int, next: Int)>
+    /// Per nesting depth (up to ``memberHintDepth``): the object last looked up, the member after
+    /// the last one found, and the object's end, so that keys decoded in document order are found
+    /// with one comparison. Never reallocated: containers keep a pointer to their slot.
+    private let memberHints: UnsafeMutablePointer<MemberHint>
     static let memberHintDepth = 64
     /// Hint slots handed out so far (to containers that are cached and keep their slot: every
     /// one of them is reset after each record, not only those handed out during it).
@@ -38,13 +50,13 @@ final class DecodingSession {
             usesDefaultKeys = false
         }
         memberHints = .allocate(capacity: Self.memberHintDepth)
-        memberHints.initialize(repeating: (-1, 0), count: Self.memberHintDepth)
+        memberHints.initialize(repeating: MemberHint.none, count: Self.memberHintDepth)
     }
 
     deinit { memberHints.deallocate() }
 
     /// The member hint slot for containers at `depth`; none below ``memberHintDepth``.
-    func memberHint(depth: Int) -> UnsafeMutablePointer<(object: Int, next: Int)>? {
+    func memberHint(depth: Int) -> UnsafeMutablePointer<MemberHint>? {
         guard depth < Self.memberHintDepth else { return nil }
         memberHintsUsed = max(memberHintsUsed, depth + 1)
         return memberHints + depth
@@ -53,7 +65,7 @@ final class DecodingSession {
     /// Forgets the member hints: they hold indices into the record just decoded, and the next
     /// record may start at the same index with another layout.
     private func resetMemberHints() {
-        memberHints.update(repeating: (-1, 0), count: memberHintsUsed)
+        memberHints.update(repeating: MemberHint.none, count: memberHintsUsed)
     }
 
     /// The keyed containers made so far by the record decoder, one per depth and key type, in

@@ -23,7 +23,7 @@ final class ObjectPosition {
     /// The object's nesting depth in the record.
     let depth: Int
     /// This depth's member hint (see ``DecodingSession/memberHint(depth:)``).
-    let hint: UnsafeMutablePointer<(object: Int, next: Int)>?
+    let hint: UnsafeMutablePointer<MemberHint>?
 
     /// The decoder generation the container belongs to (see ``TapeDecoder``'s ownership notes).
     var generation: Int
@@ -33,7 +33,7 @@ final class ObjectPosition {
         object: Int,
         node: DeferredCodingPathNode,
         depth: Int,
-        hint: UnsafeMutablePointer<(object: Int, next: Int)>?,
+        hint: UnsafeMutablePointer<MemberHint>?,
         generation: Int
     ) {
         self.decoder = decoder
@@ -89,10 +89,25 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         session.codingKeyName(forKeyAt: index, in: view, codingPath: codingPath)
     }
 
+    /// The value entry of the member after the one found last (the member hint) when its key is
+    /// `key`'s, with no key strategy; else nil. The fast path of ``require(_:)`` and
+    /// ``present(_:)``, inlined into each `decode`: synthesized `init(from:)` asks for the keys in
+    /// declaration order, which is usually the document's order.
+    @inline(__always)
+    private func hintedMember(_ key: Key) -> Int? {
+        let position = self.position
+        guard position.usesDefaultKeys, let hint = position.hint else { return nil }
+        let next = hint.pointee.next
+        guard hint.pointee.object == position.object, next < hint.pointee.end else { return nil }
+        let view = position.decoder.view
+        guard let value = view.valueOfKey(at: next, named: key.stringValue) else { return nil }
+        hint.pointee.next = view.next(value)
+        return value
+    }
+
     /// The value entry of the first member whose key maps to `key`.
     ///
-    /// Synthesized `init(from:)` asks for the keys in declaration order, which is usually the
-    /// document's order: the member after the last one found is tried first.
+    /// The member after the last one found is tried first (see ``hintedMember(_:)``).
     private func member(_ key: Key) -> Int? {
         guard isLive else { return nil }
         let wanted = key.stringValue
@@ -116,7 +131,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         while child < end {
             let value = view.next(child)
             if matches(child, wanted) {
-                hint?.pointee = (object, view.next(value))
+                hint?.pointee = MemberHint(object: object, next: view.next(value), end: end)
                 return value
             }
             child = view.next(value)
@@ -133,7 +148,15 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func childNode(_ key: Key) -> CodingPathNode { .key(key.stringValue, parent: node) }
 
+    @inline(__always)
     private func require(_ key: Key) throws -> Int {
+        if isLive, let value = hintedMember(key) { return value }
+        return try requireSlowly(key)
+    }
+
+    /// ``require(_:)`` past the member hint: a scan of the object, or the error.
+    @inline(never)
+    private func requireSlowly(_ key: Key) throws -> Int {
         guard isLive else { throw Unbox.expired(node) }
         guard let value = member(key) else {
             throw DecodingError.keyNotFound(
@@ -148,7 +171,15 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// The member for `key`, or nil when it is absent or null (for `decodeIfPresent`).
+    @inline(__always)
     private func present(_ key: Key) throws -> Int? {
+        if isLive, let value = hintedMember(key) { return Unbox.isNull(view, value) ? nil : value }
+        return try presentSlowly(key)
+    }
+
+    /// ``present(_:)`` past the member hint.
+    @inline(never)
+    private func presentSlowly(_ key: Key) throws -> Int? {
         guard isLive else { throw Unbox.expired(node) }
         guard let value = member(key), !Unbox.isNull(view, value) else { return nil }
         return value
