@@ -123,7 +123,7 @@ final class DecodingSession {
         }
         if let found {
             let position = keyedContainers[found].position
-            position.object = object
+            position.aim(at: object)
             position.pendingNode = node
             position.generation = decoder.liveGeneration
             return unsafeDowncast(keyedContainers[found].holder, to: ContainerHolder<Key>.self).copy()

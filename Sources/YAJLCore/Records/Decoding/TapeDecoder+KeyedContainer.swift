@@ -43,6 +43,17 @@ final class ObjectPosition {
         self.depth = depth
         self.hint = hint
         self.generation = generation
+        aim(at: object)
+    }
+
+    /// Moves the position to `object` and aims this depth's member hint at its first member, so
+    /// that the first key looked up in document order is found with one comparison too.
+    @inline(__always)
+    func aim(at object: Int) {
+        self.object = object
+        guard let hint else { return }
+        let view = decoder.view
+        hint.pointee = MemberHint(object: object, next: view.firstChild(object), end: view.end(object))
     }
 }
 
