@@ -11,8 +11,10 @@ private import CYAJL
 enum EiselLemire {
     private static let smallestPowerOfTen = -342
     private static let largestPowerOfTen = 308
-    /// The read-only C table (a pointer to constant data: nothing to share unsafely).
-    private nonisolated(unsafe) static let table = cyajl_powers_of_five_table()!
+    /// The read-only C table (a pointer to constant data), taken from the inline C accessor at
+    /// each use: a Swift `static let` cost a lazy-initialization check per number.
+    @inline(__always)
+    private static var table: UnsafePointer<UInt64> { cyajl_powers_of_five_table().unsafelyUnwrapped }
 
     /// The double nearest to `w × 10^q` (ties to even), positive; `w` may be 0.
     static func double(_ w: UInt64, _ q: Int) -> Double {
