@@ -63,6 +63,14 @@ struct DeferredCodingPathNode {
         self.key = key
     }
 
+    /// Whether `other` stands for the same path with the same parts (the same base node, the same
+    /// key): then storing it in place of this one changes nothing (and would cost a retain and a
+    /// release of each part).
+    @inline(__always)
+    func isSame(as other: borrowing DeferredCodingPathNode) -> Bool {
+        base === other.base && key == other.key
+    }
+
     /// The node, made now (not kept).
     var made: CodingPathNode { key.map { .key($0, parent: base) } ?? base }
 

@@ -111,11 +111,15 @@ final class DecodingSession {
         keyedBy type: Key.Type,
         decoder: TapeDecoder,
         object: Int,
-        depth: Int,
-        node: DeferredCodingPathNode
+        depth: Int
     ) -> KeyedDecodingContainer<Key> {
         guard depth < Self.memberHintDepth else {
-            return decoder.nestedKeyedContainer(keyedBy: type, object: object, depth: depth, node: node)
+            return decoder.nestedKeyedContainer(
+                keyedBy: type,
+                object: object,
+                depth: depth,
+                node: decoder.currentPendingNode
+            )
         }
         let keyType = ObjectIdentifier(Key.self)
         let found = keyedContainers.withUnsafeBufferPointer { cached in
@@ -124,14 +128,14 @@ final class DecodingSession {
         if let found {
             let position = keyedContainers[found].position
             position.aim(at: object)
-            position.pendingNode = node
+            decoder.giveNode(to: position)
             position.generation = decoder.liveGeneration
             return unsafeDowncast(keyedContainers[found].holder, to: ContainerHolder<Key>.self).copy()
         }
-        return newKeyedContainer(keyedBy: type, decoder: decoder, object: object, depth: depth, node: node)
+        return newKeyedContainer(keyedBy: type, decoder: decoder, object: object, depth: depth)
     }
 
-    /// A new container for ``keyedContainer(keyedBy:decoder:object:depth:node:)``, cached (apart,
+    /// A new container for ``keyedContainer(keyedBy:decoder:object:depth:)``, cached (apart,
     /// so that the cached path has no temporary of the container's type, which would need its
     /// metadata).
     @inline(never)
@@ -139,14 +143,13 @@ final class DecodingSession {
         keyedBy type: Key.Type,
         decoder: TapeDecoder,
         object: Int,
-        depth: Int,
-        node: DeferredCodingPathNode
+        depth: Int
     ) -> KeyedDecodingContainer<Key> {
         let keyType = ObjectIdentifier(Key.self)
         let position = ObjectPosition(
             decoder: decoder,
             object: object,
-            node: node,
+            node: decoder.currentPendingNode,
             depth: depth,
             hint: memberHint(depth: depth),
             generation: decoder.liveGeneration

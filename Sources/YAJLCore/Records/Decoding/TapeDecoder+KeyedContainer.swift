@@ -6,7 +6,7 @@ import Foundation
 
 /// Where a keyed container reads: its decoder, its object on the tape and its coding-path node.
 /// A class, so that a cached container can be moved to the next object (see
-/// ``DecodingSession/keyedContainer(keyedBy:decoder:object:depth:node:)``), and so that a
+/// ``DecodingSession/keyedContainer(keyedBy:decoder:object:depth:)``), and so that a
 /// container is one reference: the standard library's box copies the container for every
 /// `decode(_:forKey:)`, and each copy retains what it holds.
 final class ObjectPosition {

@@ -26,6 +26,16 @@ final class TapeDecoder: Decoder {
     private var pendingNode = DeferredCodingPathNode(.root)
     /// The current value's coding-path node.
     var node: CodingPathNode { pendingNode.resolve() }
+    /// The current value's coding-path node, maybe not made yet (for a container made here).
+    var currentPendingNode: DeferredCodingPathNode { pendingNode }
+
+    /// Gives a container's `position` the current value's node, unless it has the same one
+    /// already: a record's containers usually have the same path from record to record, and
+    /// storing it again would retain and release its parts (copying it out to pass it, too).
+    @inline(__always)
+    func giveNode(to position: ObjectPosition) {
+        if !position.pendingNode.isSame(as: pendingNode) { position.pendingNode = pendingNode }
+    }
     /// How many values deep the current value is in the record (for the member hints).
     private(set) var depth = 0
     /// Not retained by the record decoder (the session holds it); see `sessionOwner`.
@@ -104,13 +114,7 @@ final class TapeDecoder: Decoder {
         try checkLive()
         guard view.kind(index) == .object else { throw Unbox.mismatch([String: Any].self, view, index, node) }
         if cachesContainers {
-            return session.keyedContainer(
-                keyedBy: Key.self,
-                decoder: self,
-                object: index,
-                depth: depth,
-                node: pendingNode
-            )
+            return session.keyedContainer(keyedBy: Key.self, decoder: self, object: index, depth: depth)
         }
         return nestedKeyedContainer(keyedBy: Key.self, object: index, depth: depth, node: pendingNode)
     }
