@@ -186,8 +186,9 @@ struct TapeView {
         }
     }
 
-    /// The value at `index` as an owned ``JSONValue``.
-    func value(_ index: Int) -> JSONValue {
+    /// The value at `index` as an owned ``JSONValue``; object keys through `keys` when given (a
+    /// session's cache of the strings it made for keys before).
+    func value(_ index: Int, keys: KeyStringCache? = nil) -> JSONValue {
         switch kind(index) {
         case .null: return .null
         case .bool: return .bool(bool(index))
@@ -199,7 +200,7 @@ struct TapeView {
             var child = firstChild(index)
             let end = end(index)
             while child < end {
-                elements.append(value(child))
+                elements.append(value(child, keys: keys))
                 child = next(child)
             }
             return .array(elements)
@@ -210,7 +211,8 @@ struct TapeView {
             let end = end(index)
             while child < end {
                 let value = next(child)
-                members.append(JSONObject.Member(key: string(child), value: self.value(value)))
+                let key = keys?.string(text(child)) ?? string(child)
+                members.append(JSONObject.Member(key: key, value: self.value(value, keys: keys)))
                 child = next(value)
             }
             return .object(JSONObject(members))

@@ -22,6 +22,8 @@ final class DecodingSession {
     let userInfo: [CodingUserInfoKey: Any]
     /// snake_case JSON keys, converted once per distinct key and compared as bytes.
     let snakeCaseKeys = SnakeCaseKeyCache()
+    /// The object keys of owned `JSONValue`s, made once per distinct key.
+    let keyStrings = KeyStringCache()
 
     /// Whether keys are compared as they are (no key strategy).
     let usesDefaultKeys: Bool
@@ -166,7 +168,7 @@ final class DecodingSession {
 
     /// Decodes the value at `index` of the tape.
     func decode<T: Decodable>(_ type: T.Type, from view: TapeView, at index: Int) throws -> T {
-        if T.self == JSONValue.self { return view.value(index) as! T }
+        if T.self == JSONValue.self { return view.value(index, keys: keyStrings) as! T }
         defer { resetMemberHints() }
         let decoder: TapeDecoder
         if let recordDecoder {

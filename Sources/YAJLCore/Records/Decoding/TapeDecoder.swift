@@ -215,7 +215,7 @@ final class TapeDecoder: Decoder {
         if let direct = KnownTypes.shared.direct(T.self) {
             return try decodeDirect(type, direct, at: index, node: node)
         }
-        if T.self == JSONValue.self { return view.value(index) as! T }
+        if T.self == JSONValue.self { return view.value(index, keys: session.keyStrings) as! T }
         if T.self == JSONFragment.self {
             return JSONFragment(bytes: view.minified(index)) as! T
         }
