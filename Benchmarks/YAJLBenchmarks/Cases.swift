@@ -78,6 +78,10 @@ private func recordsOnly(_ document: BenchmarkDocument) -> String? {
     document.kind == "records" ? nil : "only the generated records documents have $.results[*]"
 }
 
+private func geoJSONOnly(_ document: BenchmarkDocument) -> String? {
+    document.name == "canada.json" ? nil : "only canada.json is GeoJSON (a FeatureCollection of polygons)"
+}
+
 private func datesOnly(_ document: BenchmarkDocument) -> String? {
     document.kind == "dates" ? nil : "only the generated dates document has dates and snake_case keys"
 }
@@ -293,6 +297,33 @@ let allCases: [BenchmarkCase] = [
         }
     ),
     BenchmarkCase(
+        name: "geojson-decodable",
+        group: "records",
+        summary: "JSONRecordReader at $.features[*] into typed GeoJSON features (coordinates as [[[Double]]])",
+        skipReason: geoJSONOnly,
+        run: { document in
+            let reader = try JSONRecordReader(
+                GeoJSONDocument.Feature.self,
+                at: "$.features[*]",
+                from: .file(document.path)
+            )
+            var points = 0
+            while let feature = try reader.next() { points += feature.geometry.coordinates.reduce(0) { $0 + $1.count } }
+            return points
+        }
+    ),
+    BenchmarkCase(
+        name: "foundation-geojson",
+        group: "Foundation",
+        summary: "JSONDecoder on the whole file into the same GeoJSON types",
+        skipReason: geoJSONOnly,
+        run: { document in
+            let data = try Data(contentsOf: URL(fileURLWithPath: document.path))
+            let collection = try JSONDecoder().decode(GeoJSONDocument.self, from: data)
+            return collection.features.reduce(0) { $0 + $1.geometry.coordinates.reduce(0) { $0 + $1.count } }
+        }
+    ),
+    BenchmarkCase(
         name: "foundation-serialization",
         group: "Foundation",
         summary: "JSONSerialization.jsonObject on the whole file",
@@ -339,6 +370,21 @@ struct RecordsDocument: Decodable {
         let note: String?
     }
     let results: [Record]
+}
+
+/// canada.json's shape (GeoJSON): a FeatureCollection of polygons, each a list of rings of points.
+struct GeoJSONDocument: Decodable {
+    struct Feature: Decodable {
+        struct Geometry: Decodable {
+            let type: String
+            let coordinates: [[[Double]]]
+        }
+        let type: String
+        let properties: [String: String]
+        let geometry: Geometry
+    }
+    let type: String
+    let features: [Feature]
 }
 
 /// The generated dates document's shape: snake_case keys, RFC 3339 dates.

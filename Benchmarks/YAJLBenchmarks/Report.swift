@@ -47,6 +47,33 @@ enum Report {
                 )
             )
         }
+        if let paths = find("canada.json", "events-paths")?.medianMBps,
+            let counting = find("canada.json", "c-counting")?.medianMBps,
+            let noop = find("canada.json", "c-noop")?.medianMBps
+        {
+            lines.append(
+                String(
+                    format:
+                        "- canada.json typed events with paths: %.2f× C counting (target ≥ 2×), %.2f× C with no-op callbacks (target ≥ 0.6×).",
+                    paths / counting,
+                    paths / noop
+                )
+            )
+        }
+        if let geo = find("canada.json", "geojson-decodable"),
+            let foundation = find("canada.json", "foundation-geojson"),
+            let ours = geo.medianMBps, let theirs = foundation.medianMBps
+        {
+            lines.append(
+                String(
+                    format:
+                        "- canada.json into typed GeoJSON features (`[[[Double]]]` coordinates): %.1f MB/s vs JSONDecoder %.1f MB/s = %.1f×.",
+                    ours,
+                    theirs,
+                    ours / theirs
+                )
+            )
+        }
         for document in uniqued(results.map(\.document.name)) {
             guard let records = find(document, "records-decodable"), let decoder = find(document, "foundation-decoder"),
                 let r = records.medianMBps, let d = decoder.medianMBps, let rp = records.peakBytes,
@@ -275,6 +302,8 @@ enum Report {
             (selection of `$.results[*]` only), `records-values` (into owned `JSONValue`s),
             `records-decodable` (into a `Decodable` struct; the default `parsesConcurrently`, so parsing
             runs on a second thread while the caller decodes), `records-decodable-1t` (the same on one thread),
+            `geojson-decodable` and `foundation-geojson` (canada.json's features into typed GeoJSON structs,
+            coordinates `[[[Double]]]`, by `JSONRecordReader` at `$.features[*]` and by `JSONDecoder`),
             `writer-minify` (parse, then write minified
             through `JSONWriter`), `json_reformat-m` (YAJL's own tool as a process, peak RSS its own),
             `foundation-serialization`

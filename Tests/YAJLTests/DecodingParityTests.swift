@@ -137,6 +137,28 @@ struct DecodingParityTests {
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
     }
 
+    /// Nested arrays of numbers (GeoJSON's coordinates), which are decoded without the standard
+    /// library's `Array.init(from:)`: values, and errors with their coding paths, at every depth.
+    @Test func nestedArraysOfDoublesAtEveryDepth() {
+        var differences = Parity.differences(
+            [[Double]].self,
+            [
+                "[[1,2],[3.5,-0.0]]", "[]", "[[]]", "[[1],null]", "[[1,null]]", "[[1,\"a\"]]", "[1]",
+                "[[1],[2,[3]]]", "[[1e400]]", "[[-65.613616999999977,43.420273000000009]]", "null", "{}",
+                "[[1,2],{}]", "[[9223372036854775808,1.7976931348623157e308,4.9e-324]]",
+            ]
+        )
+        differences += Parity.differences(
+            [[[Double]]].self,
+            ["[[[1,2]],[[3]]]", "[[[1,2],[3,\"x\"]]]", "[[[]],[]]", "[[null]]", "[[[0.1,0.2],[0.3]],[[true]]]"]
+        )
+        differences += Parity.differences(
+            [[[[Double]]]].self,
+            ["[[[[1]]]]", "[[[[1,true]]]]", "[[[[1,2]],[[3,4],[5,6]]],[[[7,8]]]]", "[[[1]]]", "[[[[]]],[]]"]
+        )
+        #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+    }
+
     struct Required: Decodable {
         let id: Int
         let name: String

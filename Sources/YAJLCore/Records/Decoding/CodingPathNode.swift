@@ -46,39 +46,54 @@ final class CodingPathNode: Sendable {
     }
 }
 
-/// A coding-path node that may not be made yet: `base` itself, or `base` followed by the key
-/// `key`, made when first asked for (an error, a coding path, a value two levels down). A nested
-/// struct decoded without error (a record's `address`) then costs no node.
+/// A coding-path node that may not be made yet: `base` itself, or `base` followed by the key `key`
+/// or the array index `index`, made when first asked for (an error, a coding path, a value two
+/// levels down). A nested struct decoded without error (a record's `address`, an element of an
+/// array of structs) then costs no node.
 struct DeferredCodingPathNode {
     private var base: CodingPathNode
     private var key: String?
+    /// An array index after `base` (when `key` is nil), or -1.
+    private var index: Int
 
     init(_ node: CodingPathNode) {
         base = node
         key = nil
+        index = -1
     }
 
     init(key: String, parent: CodingPathNode) {
         base = parent
         self.key = key
+        index = -1
+    }
+
+    init(index: Int, parent: CodingPathNode) {
+        base = parent
+        key = nil
+        self.index = index
     }
 
     /// Whether `other` stands for the same path with the same parts (the same base node, the same
-    /// key): then storing it in place of this one changes nothing (and would cost a retain and a
-    /// release of each part).
+    /// key or index): then storing it in place of this one changes nothing (and would cost a
+    /// retain and a release of each part).
     @inline(__always)
     func isSame(as other: borrowing DeferredCodingPathNode) -> Bool {
-        base === other.base && key == other.key
+        base === other.base && key == other.key && index == other.index
     }
 
     /// The node, made now (not kept).
-    var made: CodingPathNode { key.map { .key($0, parent: base) } ?? base }
+    var made: CodingPathNode {
+        if let key { return .key(key, parent: base) }
+        return index >= 0 ? .index(index, parent: base) : base
+    }
 
     /// The node, made on first use and kept.
     mutating func resolve() -> CodingPathNode {
-        if let key {
-            base = .key(key, parent: base)
-            self.key = nil
+        if key != nil || index >= 0 {
+            base = made
+            key = nil
+            index = -1
         }
         return base
     }

@@ -113,7 +113,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let (value, index) = try next(type)
-        return try decoder.decode(type, at: value, node: DeferredCodingPathNode(elementNode(index)))
+        return try decoder.decode(type, at: value, node: DeferredCodingPathNode(index: index, parent: node))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(

@@ -178,6 +178,27 @@ final class TapeDecoder: Decoder {
                 try array(at: index, node: node()) { try Unbox.integer($0, $1, $2(), as: Int.self) },
                 to: T.self
             )
+        case .doubles2: return unsafeBitCast(try doubles2(at: index, node: node()), to: T.self)
+        case .doubles3:
+            return unsafeBitCast(
+                try array(at: index, node: node()) { try self.doubles2(at: $1, node: $2()) },
+                to: T.self
+            )
+        case .doubles4:
+            return unsafeBitCast(
+                try array(at: index, node: node()) { _, ring, node in
+                    try self.array(at: ring, node: node()) { try self.doubles2(at: $1, node: $2()) }
+                },
+                to: T.self
+            )
+        }
+    }
+
+    /// `[[Double]]`, each element an array of numbers (GeoJSON's line or ring of points).
+    private func doubles2(at index: Int, node: @autoclosure () -> CodingPathNode) throws -> [[Double]] {
+        let floatStrings = session.floatStrings
+        return try array(at: index, node: node()) { _, point, node in
+            try self.array(at: point, node: node()) { try Unbox.double($0, $1, $2(), floatStrings) }
         }
     }
 

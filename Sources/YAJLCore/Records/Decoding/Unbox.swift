@@ -9,7 +9,10 @@ import Foundation
 /// every call, and returning `T?` from a generic function would ask for `Optional<T>`'s.
 struct KnownTypes: Sendable {
     /// One of the directly decoded types.
-    enum Direct { case string, double, int, bool, strings, doubles, ints }
+    /// `doubles2` to `doubles4` are GeoJSON's coordinates (a line or ring `[[Double]]`, a polygon
+    /// `[[[Double]]]`, a multipolygon `[[[[Double]]]]`): decoded through the standard library's
+    /// `Array.init(from:)`, every element cost a lookup of the array's metadata.
+    enum Direct { case string, double, int, bool, strings, doubles, ints, doubles2, doubles3, doubles4 }
 
     private let string = ObjectIdentifier(String.self)
     private let double = ObjectIdentifier(Double.self)
@@ -18,6 +21,9 @@ struct KnownTypes: Sendable {
     private let strings = ObjectIdentifier([String].self)
     private let doubles = ObjectIdentifier([Double].self)
     private let ints = ObjectIdentifier([Int].self)
+    private let doubles2 = ObjectIdentifier([[Double]].self)
+    private let doubles3 = ObjectIdentifier([[[Double]]].self)
+    private let doubles4 = ObjectIdentifier([[[[Double]]]].self)
 
     /// Which directly decoded type `type` is, if any.
     @inline(__always)
@@ -30,6 +36,9 @@ struct KnownTypes: Sendable {
         if id == strings { return .strings }
         if id == doubles { return .doubles }
         if id == ints { return .ints }
+        if id == doubles2 { return .doubles2 }
+        if id == doubles3 { return .doubles3 }
+        if id == doubles4 { return .doubles4 }
         return nil
     }
 
