@@ -105,7 +105,8 @@ final class DecodingSession {
     /// type at the same depth, moved to `object`, or a new one.
     ///
     /// Making a `KeyedDecodingContainer` costs several lookups in the runtime's metadata caches
-    /// (the container, its box, the conformance) and a box; reusing one costs one lookup. Safe
+    /// (the container, its box, the conformance) and a box; reusing one costs none (see
+    /// ``ContainerHolder``). Safe
     /// because the record decoder's containers at one depth are used one after the other: a
     /// container lives in one `init(from:)` call, and the values it decodes are one level
     /// deeper. (Nested containers, which can live side by side, are never cached.)
@@ -137,9 +138,9 @@ final class DecodingSession {
         return newKeyedContainer(keyedBy: type, decoder: decoder, object: object, depth: depth)
     }
 
-    /// A new container for ``keyedContainer(keyedBy:decoder:object:depth:)``, cached (apart,
-    /// so that the cached path has no temporary of the container's type, which would need its
-    /// metadata).
+    /// A new container for ``keyedContainer(keyedBy:decoder:object:depth:)``, and cached. A
+    /// function of its own, so that the cached path has no temporary of the container's type,
+    /// which would need its metadata.
     @inline(never)
     private func newKeyedContainer<Key: CodingKey>(
         keyedBy type: Key.Type,

@@ -36,6 +36,7 @@ final class TapeDecoder: Decoder {
     func giveNode(to position: ObjectPosition) {
         if !position.pendingNode.isSame(as: pendingNode) { position.pendingNode = pendingNode }
     }
+
     /// How many values deep the current value is in the record (for the member hints).
     private(set) var depth = 0
     /// Not retained by the record decoder (the session holds it); see `sessionOwner`.
