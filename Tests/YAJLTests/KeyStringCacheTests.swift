@@ -38,8 +38,8 @@ struct KeyStringCacheTests {
         }
     }
 
-    /// Records read as `JSONValue`s keep every key, in order, with duplicates, and keys that share
-    /// their first and last eight bytes (a 16-byte key read whole).
+    /// Records read as `JSONValue`s keep every key, in order, with duplicates, 16-byte keys that
+    /// share their first eight bytes, keys past 16 bytes (made every time) and non-ASCII keys.
     @Test func recordsReadAsValuesKeepTheirKeys() throws {
         let keys = [
             "a", "ab", "abc", "abcd", "abcdefg", "abcdefgh", "abcdefgh12345678", "abcdefgh92345678",
