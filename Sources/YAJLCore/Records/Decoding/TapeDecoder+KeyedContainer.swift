@@ -121,22 +121,19 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The member after the last one found is tried first (see ``hintedMember(_:)``).
     private func member(_ key: Key) -> Int? {
         guard isLive else { return nil }
+        if let value = hintedMember(key) { return value }
         let wanted = key.stringValue
         let view = self.view
         let object = self.object
         let end = view.end(object)
         let hint = position.hint
-        if let hint, hint.pointee.object == object, hint.pointee.next < end {
-            if usesDefaultKeys {
-                if let value = view.valueOfKey(at: hint.pointee.next, named: wanted) {
-                    hint.pointee.next = view.next(value)
-                    return value
-                }
-            } else if view.kind(hint.pointee.next) == .key, matches(hint.pointee.next, wanted) {
-                let value = view.next(hint.pointee.next)
-                hint.pointee.next = view.next(value)
-                return value
-            }
+        // With a key strategy, the hinted member is compared through the strategy.
+        if !usesDefaultKeys, let hint, hint.pointee.object == object, hint.pointee.next < end,
+            view.kind(hint.pointee.next) == .key, matches(hint.pointee.next, wanted)
+        {
+            let value = view.next(hint.pointee.next)
+            hint.pointee.next = view.next(value)
+            return value
         }
         var child = view.firstChild(object)
         while child < end {
