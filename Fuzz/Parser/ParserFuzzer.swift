@@ -90,6 +90,20 @@ public func fuzzParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if let rejected = whole.error, (try? LeanValidation.run(MemoryByteSource(document), options: options)) == .valid {
         fuzzFailure("the lean validation pass accepted what a parse rejects: \(rejected)")
     }
+    // Its grammar scanner decides exactly as the parse (a verdict it cannot judge aside), at the
+    // options' reads and at the fuzzer's read size (a token split anywhere).
+    var scanOptions = options
+    for readSize in [options.chunkSize, Int(seed % 13) + 1] {
+        scanOptions.chunkSize = readSize
+        let verdict = try? LeanValidation.scan(MemoryByteSource(document), options: scanOptions)
+        if verdict == .valid, let rejected = whole.error {
+            fuzzFailure("the grammar scanner accepted what a parse rejects: \(rejected)")
+        }
+        let splitMark = document.starts(with: [0xEF, 0xBB, 0xBF]) && readSize < 3
+        if verdict == .undecided, whole.error == nil, !splitMark {
+            fuzzFailure("the grammar scanner rejected what a parse accepts (read size \(readSize))")
+        }
+    }
     return 0
 }
 

@@ -78,4 +78,21 @@ static inline yajl_callbacks cyajl_lean_callbacks(int scalars) {
     return table;
 }
 
+/*
+ * The open-string probe (JSONParser.openStringProbe, fed once the input has ended): its only
+ * callback is for a string, which the probe can only complete if the input ended inside one, and
+ * it stops the parse, so that YAJL returns yajl_status_client_canceled and delivers nothing.
+ */
+static inline int cyajl_probe_string(void *context, const unsigned char *text, size_t length) {
+    (void)context;
+    (void)text;
+    (void)length;
+    return 0;
+}
+
+static inline yajl_callbacks cyajl_probe_callbacks(void) {
+    yajl_callbacks table = {NULL, NULL, NULL, NULL, NULL, cyajl_probe_string, NULL, NULL, NULL, NULL, NULL};
+    return table;
+}
+
 #endif

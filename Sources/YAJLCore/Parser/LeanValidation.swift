@@ -20,12 +20,18 @@ private import CYAJL
 ///   would cost a tenth of YAJL's own time for nothing, and a read in which scalars were not
 ///   watched counts as a read without a value (earlier, never later);
 /// - it gives up past ``JSONParser/Options/maxDocumentBytes``.
+///
+/// ``scan(_:options:)`` is the same pass with ``SyntaxScanner`` in YAJL's place, for the options
+/// it supports: it leaves to ``run(_:options:)`` only what it cannot judge (``Verdict/unsupported``).
 enum LeanValidation {
     enum Verdict {
         /// The document is valid: the full pass would accept it.
         case valid
         /// Not decided here: run the full pass.
         case undecided
+        /// Not for ``scan(_:options:)`` (its options, or a token near the limit): run
+        /// ``run(_:options:)``.
+        case unsupported
     }
 
     /// Reads grow while no value is seen (as ``ChunkFeeder`` does for a token spanning reads), up
@@ -81,7 +87,50 @@ enum LeanValidation {
             feeder.adapt(producedEvents: sawValue)
         }
         guard total > 0, yajl_complete_parse(handle) == yajl_status_ok else { return .undecided }
+        // Input that ends inside a string after a complete value: the full pass's error
+        // (JSONParser.rejectOpenStringAtEnd, with the same probe).
+        callbacks.pointee = cyajl_probe_callbacks()
+        let probe = JSONParser.openStringProbe
+        guard yajl_parse(handle, probe.utf8Start, probe.utf8CodeUnitCount) == yajl_status_ok else { return .undecided }
         return .valid
+    }
+
+    /// The lean pass with ``SyntaxScanner``: the same reads, byte order mark and UTF-8 check as
+    /// ``run(_:options:)``, and the scanner instead of YAJL. A read is never grown: the scanner
+    /// keeps its place inside a token instead of scanning it again.
+    static func scan(_ source: some JSONByteSource, options: JSONParser.Options) throws -> Verdict {
+        do { try options.validate() } catch { return .undecided }
+        guard SyntaxScanner.supports(options) else { return .unsupported }
+        let scanner = SyntaxScanner(options: options)
+        var source = source
+        var feeder = ChunkFeeder(options: options)
+        defer { feeder.deallocate() }
+        var utf8 = UTF8Validator()
+        var total = 0
+        while true {
+            var chunk = try feeder.read(from: &source)
+            if chunk.isEmpty { break }
+            var base = total
+            total += chunk.count  // a byte order mark counts, as in the full pass
+            if let limit = options.maxDocumentBytes, total > limit { return .undecided }
+            if base == 0 {
+                guard let rest = withoutByteOrderMark(chunk) else { return .undecided }
+                base = chunk.count - rest.count
+                chunk = rest
+            }
+            if utf8.validate(chunk, base: base) != nil { return .undecided }
+            switch scanner.scan(chunk, base: base) {
+            case .fine: break
+            case .invalid: return .undecided
+            case .unsupported: return .unsupported
+            }
+        }
+        guard total > 0 else { return .undecided }
+        switch scanner.finish(end: total) {
+        case .fine: return .valid
+        case .invalid: return .undecided
+        case .unsupported: return .unsupported
+        }
     }
 
     /// The first read without a byte order mark at its start; `nil` when the read is shorter

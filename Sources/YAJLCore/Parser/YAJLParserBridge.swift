@@ -119,6 +119,19 @@ final class YAJLParserBridge {
         return status(result, chunk: chunk, base: base, atEndOfInput: false)
     }
 
+    /// After ``complete(end:)``: whether YAJL still holds a string that the input ended inside
+    /// (after a complete value, which YAJL accepts: it waits for the rest of that token). Fed
+    /// ``JSONParser/openStringProbe`` with a table whose only callback stops at a string, YAJL
+    /// completes such a string and stops or rejects it; after white space only, the probe opens a
+    /// string that nothing follows. Nothing is delivered to the handler; the parser is done with.
+    func endsInsideString() -> Bool {
+        let saved = table.pointee
+        table.pointee = cyajl_probe_callbacks()
+        defer { table.pointee = saved }
+        let probe = JSONParser.openStringProbe
+        return yajl_parse(handle, probe.utf8Start, probe.utf8CodeUnitCount) != yajl_status_ok
+    }
+
     /// `yajl_complete_parse`: the input has ended at absolute offset `end`.
     func complete(end: Int) -> Status {
         state.pointee.chunkBase = end

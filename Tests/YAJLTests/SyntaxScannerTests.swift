@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+import YAJLTestSupport
+
+@testable import YAJLCore
+
+/// The grammar scanner of validation's lean pass (`LeanValidation.scan`): it must accept exactly
+/// what YAJL, in a full parse, accepts; whatever it rejects goes to the full pass, so a document
+/// it wrongly rejected would cost only time, but one it wrongly accepted would be a wrong verdict.
+/// Both directions are checked, at reads of 1, 2, 3, 7 and 64 KiB bytes (a token split anywhere).
+@Suite("Validation: the grammar scanner")
+struct SyntaxScannerTests {
+    static func scan(_ bytes: [UInt8], _ options: JSONParser.Options = .init()) throws -> LeanValidation.Verdict {
+        try LeanValidation.scan(MemoryByteSource(bytes), options: options)
+    }
+
+    /// The full pass (YAJL with position and path tracking): `nil` when accepted, else the error.
+    static func fullPass(_ bytes: [UInt8], _ options: JSONParser.Options = .init()) -> String? {
+        do {
+            try JSONParser.validateWithTracking(MemoryByteSource(bytes), options: options)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    static let readSizes = [1, 2, 3, 7, 64 << 10]
+
+    /// The scanner's verdict against the full pass's, at every read size; `what` names the input.
+    static func expectSameVerdict(
+        _ bytes: [UInt8],
+        _ what: @autoclosure () -> String,
+        options: JSONParser.Options = .init()
+    )
+        throws
+    {
+        let full = fullPass(bytes, options)
+        for readSize in readSizes {
+            var options = options
+            options.chunkSize = readSize
+            let verdict = try scan(bytes, options)
+            if verdict == .valid {
+                #expect(full == nil, "\(what()) at \(readSize): the scanner accepted, the parse said \(full!)")
+            } else if full == nil {
+                // A byte order mark split by reads of 1 or 2 bytes is left to the full pass.
+                let splitMark = bytes.starts(with: [0xEF, 0xBB, 0xBF]) && readSize < 3
+                #expect(splitMark, "\(what()) at \(readSize): valid, but the scanner said \(verdict)")
+            }
+        }
+    }
+
+    @Test(
+        .enabled(if: SharedMaterial.isAvailable, "../shared/conformance not found: scanner conformance cases skipped"),
+        arguments: ConformanceTests.cases(prefix: "y_") + ConformanceTests.cases(prefix: "n_")
+            + ConformanceTests.cases(prefix: "i_")
+    )
+    func acceptsExactlyWhatAParseAccepts(_ name: String) throws {
+        try Self.expectSameVerdict(try ConformanceTests.bytes(name), name)
+    }
+
+    /// The corners of YAJL's grammar, one by one (with a verdict written out, so that a change in
+    /// both the scanner and YAJL's configuration would still be seen).
+    @Test(arguments: [
+        // YAJL's white space includes vertical tab and form feed.
+        ("[1,\u{0B}2]", true), ("\u{0C}[\u{0C}]\u{0B}", true), ("[1\u{00}]", false), ("[1]\u{00}", false),
+        ("  ", false), ("", false), ("\n1\n", true), ("1 2", false), ("[1] x", false),
+        // Numbers.
+        ("-0", true), ("-", false), ("-a", false), ("01", false), ("-01", false), ("0.5", true), ("0.", false),
+        ("1.e5", false), (".5", false), ("+1", false), ("1e", false), ("1e+", false), ("1E-0", true),
+        ("1e+5", true), ("1.5.3", false), ("1ee5", false), ("0x1", false), ("[1e5,2E+5,3.25e-7]", true),
+        ("[-]", false), ("[1.]", false), ("[0,-0.0e0]", true), ("123456789012345678901234567890", true),
+        // Literals.
+        ("true", true), ("tru", false), ("truex", false), ("[true,false,null]", true), ("[nul]", false),
+        ("[falsE]", false), ("[true1]", false), ("nulll", false), ("[True]", false),
+        // Strings and escapes.
+        (#""""#, true), (#""a"#, false), (#""\/\b\f\n\r\t\"\\""#, true), (#""\a""#, false), (#""\u00e9""#, true),
+        (#""\u00G9""#, false), (#""\u00e""#, false), (#""\uD83D\uDE00""#, true), (#""\ud800""#, false),
+        ("\"tab\u{09}\"", false), ("\"nul\u{00}\"", false), ("\"del\u{7F}\"", true), ("\"é ü 😀\"", true),
+        (#""a"  "b""#, false), (#"["a""b"]"#, false),
+        // Structure.
+        ("[]", true), ("{}", true), ("[[]]", true), ("[1,]", false), ("[,1]", false), ("[1,,2]", false),
+        (#"{"a":1,}"#, false), (#"{"a" 1}"#, false), (#"{"a":}"#, false), (#"{1:1}"#, false), (#"{"a":1"#, false),
+        (#"{"a":1]"#, false), (#"[1}"#, false), ("]", false), ("}", false), ("[", false), ("[[1]", false),
+        (#"{"a":{"b":[{}]},"c":[[],{}]}"#, true), (#"{"a"}"#, false), (#"{"a":1:2}"#, false), (#"{,}"#, false),
+        (#"[1:2]"#, false), (#"{"a":1 "b":2}"#, false), (#"{"a":1,"b"}"#, false),
+    ])
+    func grammarCorners(_ document: String, _ valid: Bool) throws {
+        let bytes = Array(document.utf8)
+        #expect((Self.fullPass(bytes) == nil) == valid, "the parse's verdict on \(document.debugDescription)")
+        try Self.expectSameVerdict(bytes, document.debugDescription)
+    }
+
+    /// Documents made from a grammar with near misses (bad escapes, numbers, literals, commas,
+    /// controls, invalid UTF-8), then mutated byte by byte: a differential test against the parse.
+    @Test(arguments: 0..<8)
+    func generatedAndMutatedDocuments(seed: UInt64) throws {
+        var random = NumberParsingTests.SplitMix(state: 0x5CA7 &+ seed)
+        var accepted = 0
+        for _ in 0..<400 {
+            var document = AlmostJSON.value(&random, depth: 0)
+            if random.next() % 3 == 0 { AlmostJSON.mutate(&document, &random) }
+            if Self.fullPass(document) == nil { accepted += 1 }
+            try Self.expectSameVerdict(document, String(decoding: document, as: UTF8.self).debugDescription)
+        }
+        // The generator must make valid documents too, or only one direction would be tested.
+        #expect(accepted > 40, "only \(accepted) of 400 generated documents were valid")
+    }
+
+    /// ``JSONParser/Options/maxDepth``: the scanner counts levels as YAJL's lean pass does.
+    @Test(arguments: [1, 2, 5, 64, 65, 200])
+    func depthLimit(maxDepth: Int) throws {
+        var options = JSONParser.Options()
+        options.maxDepth = maxDepth
+        let atLimit = Array(
+            (String(repeating: "[{\"k\":", count: maxDepth / 2) + String(repeating: "[", count: maxDepth % 2)).utf8
+        )
+        let closing = Array(
+            (String(repeating: "]", count: maxDepth % 2) + String(repeating: "}]", count: maxDepth / 2)).utf8
+        )
+        let fits = atLimit + Array("1".utf8) + closing
+        #expect(try Self.scan(fits, options) == .valid)
+        let deeper = atLimit + Array("[1]".utf8) + closing
+        #expect(try Self.scan(deeper, options) == .undecided)
+        #expect(Self.fullPass(deeper, options)?.contains("maxDepth") == true)
+    }
+
+    /// A token longer than half of ``JSONParser/Options/maxTokenBytes`` is left to YAJL's lean
+    /// pass, which judges it as the full pass does; `validate` still gives the parse's verdict.
+    @Test(arguments: ["\"abcdefghijklmnopqrstuvwxyz\"", "12345678901234567890123", "[\"abcdefghijklmnop\",\"x\"]"])
+    func tokensNearTheLimit(_ document: String) throws {
+        var options = JSONParser.Options()
+        options.maxTokenBytes = 24
+        for readSize in Self.readSizes {
+            options.chunkSize = readSize
+            let bytes = Array(document.utf8)
+            #expect(try Self.scan(bytes, options) == .unsupported, "\(document) at \(readSize)")
+            #expect(
+                ValidationTests.validating(bytes, options: options)
+                    == ValidationTests.withHandler(bytes, options: options)
+            )
+        }
+    }
+
+    /// Options the scanner does not implement leave the document to YAJL's lean pass.
+    @Test(arguments: [
+        "allowComments", "allowMultipleValues", "allowPartialValues", "allowTrailingGarbage", "validatesUTF8",
+    ])
+    func optionsItLeavesToYAJL(_ option: String) throws {
+        var options = JSONParser.Options()
+        switch option {
+        case "allowComments": options.allowComments = true
+        case "allowMultipleValues": options.allowMultipleValues = true
+        case "allowPartialValues": options.allowPartialValues = true
+        case "allowTrailingGarbage": options.allowTrailingGarbage = true
+        default: options.validatesUTF8 = false
+        }
+        #expect(try Self.scan(Array("[1]".utf8), options) == .unsupported)
+        #expect(try LeanValidation.run(MemoryByteSource(Array("[1]".utf8)), options: options) == .valid)
+    }
+
+    /// A document larger than ``JSONParser/Options/maxDocumentBytes`` goes to the full pass.
+    @Test func documentLimit() throws {
+        var options = JSONParser.Options()
+        options.maxDocumentBytes = 8
+        #expect(try Self.scan(Array("[1,2]".utf8), options) == .valid)
+        #expect(try Self.scan(Array("[1,2,3,4,5]".utf8), options) == .undecided)
+        #expect(
+            ValidationTests.validating(Array("[1,2,3,4,5]".utf8), options: options)?.contains("maxDocumentBytes")
+                == true
+        )
+    }
+}
