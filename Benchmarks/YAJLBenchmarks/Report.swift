@@ -298,7 +298,8 @@ enum Report {
             Swift benchmark executable, so their peak RSS includes the Swift runtime too.
 
             Cases: `events-borrowed` (a `JSONEventHandler`, no paths), `events-paths` (paths tracked, numbers
-            classified: what `yajl stats` does), `events-owned` (the owned `JSONEvent` enum), `records-select`
+            converted to their values; `yajl stats` asks only their kind), `events-owned` (the owned `JSONEvent`
+            enum), `records-select`
             (selection of `$.results[*]` only), `records-values` (into owned `JSONValue`s),
             `records-decodable` (into a `Decodable` struct; the default `parsesConcurrently`, so parsing
             runs on a second thread while the caller decodes), `records-decodable-1t` (the same on one thread),

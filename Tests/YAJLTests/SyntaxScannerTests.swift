@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import YAJLFixtures
 import YAJLTestSupport
 
 @testable import YAJLCore
@@ -104,6 +105,49 @@ struct SyntaxScannerTests {
         }
         // The generator must make valid documents too, or only one direction would be tested.
         #expect(accepted > 40, "only \(accepted) of 400 generated documents were valid")
+    }
+
+    /// Real documents (the generator's kinds, and the shared corpus when present) at reads that
+    /// cut every kind of token somewhere: all valid; then each cut short, or with one byte
+    /// changed, at 12 places: the scanner's verdict is the parse's.
+    @Test(arguments: ["records", "numbers", "strings", "dates", "canada.json", "citm_catalog.json", "twitter.json"])
+    func realDocumentsWholeAndDamaged(_ name: String) throws {
+        var document: [UInt8]
+        if let kind = DocumentGenerator.Kind(rawValue: name) {
+            let file = TemporaryFile("scanner-\(name).json")
+            defer { file.remove() }
+            try DocumentGenerator.write(kind, targetBytes: 200 << 10, to: file.path, seed: 7)
+            document = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file.path)))
+        } else if let directory = SharedMaterial.corpusDirectory,
+            let data = try? Data(contentsOf: directory.appendingPathComponent(name))
+        {
+            document = [UInt8](data)
+        } else {
+            print("SyntaxScannerTests: ../shared/corpus/\(name) not found: that document is skipped")
+            return
+        }
+        for readSize in [7, 4096, 65536] {
+            var options = JSONParser.Options()
+            options.chunkSize = readSize
+            #expect(try Self.scan(document, options) == .valid, "\(name) at \(readSize)")
+        }
+        var random = NumberParsingTests.SplitMix(state: UInt64(document.count))
+        for round in 0..<12 {
+            var damaged = document
+            let at = Int.random(in: 0..<document.count, using: &random)
+            if round % 2 == 0 {
+                damaged.removeSubrange(at...)
+            } else {
+                damaged[at] = AlmostJSON.oneOf(Array("{}[],:\"\\-.0e1tn x".utf8) + [0x00, 0x0B, 0xC3], &random)
+            }
+            let full = Self.fullPass(damaged)
+            for readSize in [13, 65536] {
+                var options = JSONParser.Options()
+                options.chunkSize = readSize
+                let verdict = try Self.scan(damaged, options)
+                #expect((verdict == .valid) == (full == nil), "\(name), change \(round) at \(at), reads of \(readSize)")
+            }
+        }
     }
 
     /// ``JSONParser/Options/maxDepth``: the scanner counts levels as YAJL's lean pass does.

@@ -21,6 +21,17 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         case unrepresentable
     }
 
+    /// Which case a ``Value`` is, without its payload (``JSONNumberView/kind`` finds it without
+    /// converting the number).
+    public enum Kind: Sendable, Hashable {
+        /// ``Value/integer(_:)``.
+        case integer
+        /// ``Value/double(_:)``.
+        case double
+        /// ``Value/unrepresentable``.
+        case unrepresentable
+    }
+
     /// The number exactly as written in the document.
     public let text: String
     /// The classified value.
@@ -66,6 +77,17 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     public var description: String { text }
 }
 
+extension JSONNumber.Value {
+    /// Which case this is, without its payload.
+    public var kind: JSONNumber.Kind {
+        switch self {
+        case .integer: .integer
+        case .double: .double
+        case .unrepresentable: .unrepresentable
+        }
+    }
+}
+
 /// A number as YAJL delivered it: its text, borrowed for the duration of one callback.
 ///
 /// Classification (``value``) runs only when you ask for it, so handlers that pass numbers
@@ -83,6 +105,12 @@ public struct JSONNumberView: CustomStringConvertible {
 
     /// The original text as an owned `String`.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Which case ``value`` is, found from the text's shape (integer or not, number of digits,
+    /// decimal magnitude) without converting it: what a handler that only counts or routes numbers
+    /// needs (`yajl stats`). Only integers of 19 digits and decimals of magnitude 10^308 (next to
+    /// `Double`'s largest) are converted to decide.
+    public var kind: JSONNumber.Kind { JSONNumberParser.kind(bytes) }
 
     /// An owned, classified copy.
     public var number: JSONNumber { JSONNumber(text: text, value: value) }

@@ -12,7 +12,8 @@ final class StatsCounter: JSONEventHandler {
     func bool(_ value: Bool, context: JSONEventContext) throws { booleans += 1 }
     func null(context: JSONEventContext) throws { nulls += 1 }
     func number(_ value: JSONNumberView, context: JSONEventContext) throws {
-        switch value.value {
+        // The kind only: no conversion of the number (a count needs none).
+        switch value.kind {
         case .integer: integers += 1
         case .double: doubles += 1
         case .unrepresentable: numbers += 1
