@@ -69,6 +69,8 @@ func report(_ error: JSONParseError) {
     if let option = error.limitOption, let flag = limitFlags[option] {
         text = text.replacing("raise Options.\(option)", with: "raise \(flag)")
     }
+    // Options a message names that are switches here.
+    text = text.replacing("Options.allowPartialValues", with: "--allow-partial-values")
     standardError.write("yajl: error: \(text)\n")
 }
 

@@ -64,6 +64,20 @@ struct ToolTests {
         let deep = try Self.run(["validate", "--max-depth", "3"], stdin: "[[[[1]]]]")
         #expect(deep.status == 1)
         #expect(deep.stderr.contains("(raise --max-depth)"))
+        // A document followed by a string that is never closed is not valid; with several values,
+        // a last value cut inside a string is the end of the input inside a value.
+        let open = try Self.run(["validate", "-"], stdin: #"{"a":1} "cut"#)
+        #expect(open.status == 1)
+        #expect(
+            open.stderr.contains("trailing garbage: a string is opened after the document's value and never closed")
+        )
+        let cut = try Self.run(["validate", "-", "--allow-multiple-values"], stdin: "{\"a\":1}\n\"cut")
+        #expect(cut.status == 1)
+        #expect(cut.stderr.contains("premature EOF: the input ends inside a string (--allow-partial-values accepts"))
+        #expect(
+            try Self.run(["validate", "-", "--allow-multiple-values", "--allow-partial-values"], stdin: "1\n\"cut")
+                .status == 0
+        )
     }
 
     @Test(.enabled(if: executable != nil, "yajl executable not built"))

@@ -95,7 +95,7 @@ public final class JSONParser {
     ///
     /// A source that can be read again from its start (bytes in memory, or a regular file not yet
     /// opened) is first checked without position or path bookkeeping: by a grammar scanner that
-    /// accepts exactly what YAJL accepts, in about a fifth of `json_verify`'s instructions (by
+    /// accepts exactly what YAJL accepts, in a third to a half of `json_verify`'s instructions (by
     /// YAJL with almost no callbacks when the options allow comments, several values, partial
     /// values or trailing garbage, or a token is near ``Options/maxTokenBytes``). Only when that
     /// pass finds something wrong is the source read a second time, with full tracking, to locate
