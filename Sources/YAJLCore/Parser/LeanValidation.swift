@@ -56,24 +56,17 @@ enum LeanValidation {
         YAJLParserBridge.configure(handle, options)
 
         var source = source
-        var feeder = ChunkFeeder(options: options, maxReadSize: maxReadSize)
-        defer { feeder.deallocate() }
-        var utf8 = UTF8Validator()
+        var reads = Reads(options: options, feeder: ChunkFeeder(options: options, maxReadSize: maxReadSize))
+        defer { reads.feeder.deallocate() }
         let tokenLimit = min(max(options.maxTokenBytes, 1), JSONParser.Options.maxTokenBytesRange.upperBound)
-        var total = 0
         var sinceValue = 0
-        while true {
-            var chunk = try feeder.read(from: &source)
-            if chunk.isEmpty { break }
-            var base = total
-            total += chunk.count  // a byte order mark counts, as in the full pass
-            if let limit = options.maxDocumentBytes, total > limit { return .undecided }
-            if base == 0 {
-                guard let rest = withoutByteOrderMark(chunk) else { return .undecided }
-                base = chunk.count - rest.count
-                chunk = rest
+        reading: while true {
+            let chunk: UnsafeRawBufferPointer
+            switch try reads.next(from: &source) {
+            case .chunk(let read, _): chunk = read
+            case .end: break reading
+            case .undecided: return .undecided
             }
-            if options.validatesUTF8, utf8.validate(chunk, base: base) != nil { return .undecided }
             state.pointee.saw_value = 0
             state.pointee.saw_container = 0
             if !chunk.isEmpty {
@@ -84,9 +77,9 @@ enum LeanValidation {
             sinceValue = sawValue ? chunk.count : sinceValue + chunk.count
             if sinceValue > tokenLimit { return .undecided }
             callbacks.pointee = cyajl_lean_callbacks(state.pointee.saw_container != 0 ? 0 : 1)
-            feeder.adapt(producedEvents: sawValue)
+            reads.feeder.adapt(producedEvents: sawValue)
         }
-        guard total > 0, yajl_complete_parse(handle) == yajl_status_ok else { return .undecided }
+        guard reads.total > 0, yajl_complete_parse(handle) == yajl_status_ok else { return .undecided }
         // Input that ends inside a string after a complete value: the full pass's error
         // (JSONParser.rejectOpenStringAtEnd, with the same probe).
         callbacks.pointee = cyajl_probe_callbacks()
@@ -103,33 +96,65 @@ enum LeanValidation {
         guard SyntaxScanner.supports(options) else { return .unsupported }
         let scanner = SyntaxScanner(options: options)
         var source = source
-        var feeder = ChunkFeeder(options: options)
-        defer { feeder.deallocate() }
-        var utf8 = UTF8Validator()
-        var total = 0
-        while true {
-            var chunk = try feeder.read(from: &source)
-            if chunk.isEmpty { break }
-            var base = total
-            total += chunk.count  // a byte order mark counts, as in the full pass
-            if let limit = options.maxDocumentBytes, total > limit { return .undecided }
-            if base == 0 {
-                guard let rest = withoutByteOrderMark(chunk) else { return .undecided }
-                base = chunk.count - rest.count
-                chunk = rest
-            }
-            if utf8.validate(chunk, base: base) != nil { return .undecided }
-            switch scanner.scan(chunk, base: base) {
-            case .fine: break
-            case .invalid: return .undecided
-            case .unsupported: return .unsupported
+        var reads = Reads(options: options, feeder: ChunkFeeder(options: options))
+        defer { reads.feeder.deallocate() }
+        reading: while true {
+            switch try reads.next(from: &source) {
+            case .chunk(let chunk, let base):
+                switch scanner.scan(chunk, base: base) {
+                case .fine: break
+                case .invalid: return .undecided
+                case .unsupported: return .unsupported
+                }
+            case .end: break reading
+            case .undecided: return .undecided
             }
         }
-        guard total > 0 else { return .undecided }
-        switch scanner.finish(end: total) {
+        guard reads.total > 0 else { return .undecided }
+        switch scanner.finish(end: reads.total) {
         case .fine: return .valid
         case .invalid: return .undecided
         case .unsupported: return .unsupported
+        }
+    }
+
+    /// The reads of both passes: the document limit, a byte order mark at the start (skipped, but
+    /// counted in offsets, as in the full pass) and the UTF-8 check.
+    private struct Reads {
+        enum Next {
+            /// A read to check, without a byte order mark, and its absolute offset.
+            case chunk(UnsafeRawBufferPointer, base: Int)
+            /// The input has ended.
+            case end
+            /// Past the document limit, invalid UTF-8, or a mark split by the first read: the
+            /// full pass decides.
+            case undecided
+        }
+
+        let options: JSONParser.Options
+        var feeder: ChunkFeeder
+        var utf8 = UTF8Validator()
+        /// Bytes read so far, a byte order mark included.
+        private(set) var total = 0
+
+        init(options: JSONParser.Options, feeder: ChunkFeeder) {
+            self.options = options
+            self.feeder = feeder
+        }
+
+        mutating func next(from source: inout some JSONByteSource) throws -> Next {
+            var chunk = try feeder.read(from: &source)
+            if chunk.isEmpty { return .end }
+            var base = total
+            total += chunk.count
+            if let limit = options.maxDocumentBytes, total > limit { return .undecided }
+            if base == 0 {
+                guard let rest = LeanValidation.withoutByteOrderMark(chunk) else { return .undecided }
+                base = chunk.count - rest.count
+                chunk = rest
+            }
+            if options.validatesUTF8, utf8.validate(chunk, base: base) != nil { return .undecided }
+            return .chunk(chunk, base: base)
         }
     }
 
