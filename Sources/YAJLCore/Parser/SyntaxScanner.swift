@@ -107,7 +107,7 @@ final class SyntaxScanner {
         if token == .number && NumberState.canEnd(tokenState) {
             token = .none
             if end - tokenStart > maxTokenLength { return .unsupported }
-            expect = depth == 0 ? .done : .afterValue
+            expect = Self.afterValue(at: depth)
         }
         return token == .none && expect == .done ? .fine : .invalid
     }
@@ -121,7 +121,7 @@ final class SyntaxScanner {
         var index = start
         var expect = self.expect
         var depth = self.depth
-        var inObject = depth > 0 && isObject(depth)
+        var inObject = isObject(depth)
         let maxTokenLength = self.maxTokenLength
         defer {
             self.expect = expect
@@ -146,14 +146,14 @@ final class SyntaxScanner {
                     guard state == StringState.closed else { return suspend(.string, state, at: base + tokenIndex) }
                     guard end - tokenIndex <= maxTokenLength else { return .unsupported }
                     index = end
-                    expect = depth == 0 ? .done : .afterValue
+                    expect = Self.afterValue(at: depth)
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                     var state = NumberState.afterMinus
                     guard let end = Self.scanNumber(bytes, count, at: tokenIndex, &state) else { return .invalid }
                     guard state == NumberState.ended else { return suspend(.number, state, at: base + tokenIndex) }
                     guard end - tokenIndex <= maxTokenLength else { return .unsupported }
                     index = end
-                    expect = depth == 0 ? .done : .afterValue
+                    expect = Self.afterValue(at: depth)
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     guard depth < maxDepth else { return .invalid }
                     inObject = byte == UInt8(ascii: "{")
@@ -161,9 +161,7 @@ final class SyntaxScanner {
                     depth &+= 1
                     expect = inObject ? .firstKey : .firstElement
                 case UInt8(ascii: "]") where expect == .firstElement:
-                    depth &-= 1
-                    expect = depth == 0 ? .done : .afterValue
-                    inObject = depth > 0 && isObject(depth)
+                    expect = close(&depth, &inObject)
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                     var rest = Self.literalRest(after: byte)
                     var remaining: UInt8 = byte == UInt8(ascii: "f") ? 4 : 3
@@ -176,15 +174,13 @@ final class SyntaxScanner {
                     }
                     guard end - tokenIndex <= maxTokenLength else { return .unsupported }
                     index = end
-                    expect = depth == 0 ? .done : .afterValue
+                    expect = Self.afterValue(at: depth)
                 default:
                     return .invalid
                 }
             case .firstKey, .key:
                 if byte == UInt8(ascii: "}") && expect == .firstKey {
-                    depth &-= 1
-                    expect = depth == 0 ? .done : .afterValue
-                    inObject = depth > 0 && isObject(depth)
+                    expect = close(&depth, &inObject)
                     continue
                 }
                 guard byte == UInt8(ascii: "\"") else { return .invalid }
@@ -201,9 +197,7 @@ final class SyntaxScanner {
                 switch byte {
                 case UInt8(ascii: ","): expect = inObject ? .key : .element
                 case UInt8(ascii: "]") where !inObject, UInt8(ascii: "}") where inObject:
-                    depth &-= 1
-                    expect = depth == 0 ? .done : .afterValue
-                    inObject = depth > 0 && isObject(depth)
+                    expect = close(&depth, &inObject)
                 default: return .invalid
                 }
             case .done:
@@ -246,17 +240,30 @@ final class SyntaxScanner {
         if base + end - tokenStart > maxTokenLength { return .unsupported }
         guard done else { return .fine }
         // A key is followed by its colon (already expected); a value by what follows values.
-        if token != .key { expect = depth == 0 ? .done : .afterValue }
+        if token != .key { expect = Self.afterValue(at: depth) }
         token = .none
         return .fine
     }
 
     // MARK: - Containers
 
-    /// Whether the container at `level` (1 for the outermost) is an object.
+    /// Whether the container at `level` (1 for the outermost) is an object; `false` at level 0.
     @inline(__always)
     private func isObject(_ level: Int) -> Bool {
-        kinds[(level &- 1) >> 6] & (1 << UInt64((level &- 1) & 63)) != 0
+        level > 0 && kinds[(level &- 1) >> 6] & (1 << UInt64((level &- 1) & 63)) != 0
+    }
+
+    /// What may follow a complete value at `depth`.
+    @inline(__always)
+    private static func afterValue(at depth: Int) -> Expect { depth == 0 ? .done : .afterValue }
+
+    /// Closes the innermost container (its kind already checked): `depth` and `inObject` become
+    /// those of the container around it; returns what may follow.
+    @inline(__always)
+    private func close(_ depth: inout Int, _ inObject: inout Bool) -> Expect {
+        depth &-= 1
+        inObject = isObject(depth)
+        return Self.afterValue(at: depth)
     }
 
     /// Records the kind of the container opened at `depth` (0 for the outermost).

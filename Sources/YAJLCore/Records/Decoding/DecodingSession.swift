@@ -106,10 +106,10 @@ final class DecodingSession {
     ///
     /// Making a `KeyedDecodingContainer` costs several lookups in the runtime's metadata caches
     /// (the container, its box, the conformance) and a box; reusing one costs none (see
-    /// ``ContainerHolder``). Safe
-    /// because the record decoder's containers at one depth are used one after the other: a
-    /// container lives in one `init(from:)` call, and the values it decodes are one level
-    /// deeper. (Nested containers, which can live side by side, are never cached.)
+    /// ``ContainerHolder``). Safe because the record decoder's containers at one depth are used
+    /// one after the other: a container lives in one `init(from:)` call, and the values it
+    /// decodes are one level deeper. (Nested containers, which can live side by side, are never
+    /// cached.)
     func keyedContainer<Key: CodingKey>(
         keyedBy type: Key.Type,
         decoder: TapeDecoder,
