@@ -185,6 +185,21 @@ struct SyntaxScannerTests {
         }
     }
 
+    /// Vertical tabs and form feeds are white space to YAJL, so they are no token's bytes: the full
+    /// pass counted them into the next token, and rejected `\v\v\v\v\v\v0` under a 6-byte limit at
+    /// small reads while the scanner accepted it (found by the parser fuzzer).
+    @Test(arguments: [[0x0B], [0x0C], [0x20, 0x0A, 0x0B, 0x0C, 0x09, 0x0D]] as [[UInt8]])
+    func yajlWhiteSpaceIsNotTokenBytes(_ space: [UInt8]) throws {
+        var options = JSONParser.Options()
+        options.maxTokenBytes = 6
+        let document = Array(repeating: space, count: 12).flatMap { $0 } + Array("0".utf8)
+        for readSize in Self.readSizes {
+            options.chunkSize = readSize
+            #expect(Self.fullPass(document, options) == nil, "reads of \(readSize)")
+            #expect(try Self.scan(document, options) == .valid, "reads of \(readSize)")
+        }
+    }
+
     /// Options the scanner does not implement leave the document to YAJL's lean pass.
     @Test(arguments: [
         "allowComments", "allowMultipleValues", "allowPartialValues", "allowTrailingGarbage", "validatesUTF8",
