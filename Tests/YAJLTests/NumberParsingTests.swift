@@ -86,6 +86,20 @@ struct NumberParsingTests {
         #expect(Self.check(texts) == [])
     }
 
+    /// Coordinates and measurements as programs print them (GeoJSON, sensor logs): a small
+    /// integer part and a fraction of 1 to 19 digits, no exponent, the form whose last digits the
+    /// parser takes from one word at the end of the text.
+    @Test func randomFixedPointDecimals() {
+        var random = SplitMix(state: 4)
+        var texts: [String] = []
+        for _ in 0..<60_000 {
+            let magnitude = [1.0, 10, 180, 1000, 1e6][Int(random.next() % 5)]
+            let value = (Double(random.next() >> 11) / Double(1 << 53) * 2 - 1) * magnitude
+            texts.append(String(format: "%.\(random.next() % 19 + 1)f", value))
+        }
+        #expect(Self.check(texts) == [])
+    }
+
     @Test func randomDecimalsOfOneToFortyDigits() {
         var random = SplitMix(state: 2)
         var texts: [String] = []

@@ -71,4 +71,25 @@ struct TextPositionTests {
             }
         }
     }
+
+    /// Newline counting (16 bytes a step, byte counters summed every 255 steps) against a plain
+    /// count: lengths around a step and around the 255-step batch, all newlines (the counters'
+    /// largest values) and none, from every alignment.
+    @Test(arguments: [0, 1, 15, 16, 17, 31, 33, 255 * 16 - 1, 255 * 16, 255 * 16 + 1, 255 * 16 * 2 + 7, 100_003])
+    func countsNewlines(length: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let fills: [(Int) -> UInt8] = [
+            { _ in UInt8(ascii: "\n") },
+            { _ in UInt8(ascii: " ") },
+            { _ in Bool.random(using: &generator) ? UInt8(ascii: "\n") : UInt8.random(in: 0...255, using: &generator) },
+        ]
+        for fill in fills {
+            let bytes = (0..<(length + 3)).map(fill)
+            for start in 0..<3 {
+                let slice = bytes[start..<(start + length)]
+                let counted = slice.withUnsafeBufferPointer { TextPosition.countNewlines($0) }
+                #expect(counted == slice.count(where: { $0 == UInt8(ascii: "\n") }), "length \(length) from \(start)")
+            }
+        }
+    }
 }

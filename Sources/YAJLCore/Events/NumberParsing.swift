@@ -2,8 +2,9 @@ private import CYAJL
 
 /// Converts YAJL's number text (already validated by its lexer) into a ``JSONNumber/Value``.
 ///
-/// One pass over the digits (eight at a time where it can) keeps the first 19 significant ones.
-/// Integers that fit are exact. Doubles take Clinger's fast path (value below 2^53, power of ten
+/// One pass over the digits (a fraction eight at a time, its last one to seven digits from one
+/// word) makes the mantissa when there are at most 19; a longer number is read again, digit by
+/// digit, keeping the first 19 significant ones. Integers that fit are exact. Doubles take Clinger's fast path (value below 2^53, power of ten
 /// at most 22: one correctly rounded operation), else Eisel–Lemire (``EiselLemire``), which is
 /// exact for 19 digits; only a longer decimal that Eisel–Lemire cannot decide goes to `strtod_l`
 /// in the C locale through the shim.
@@ -43,100 +44,141 @@ enum JSONNumberParser {
     /// The value of validated JSON number text, from one pass over its digits: an `Int64` when it
     /// is an integer that fits, else the nearest `Double` (bit-exact with `strtod`), else
     /// `.unrepresentable` (an integer past `Int64`, a magnitude past `Double`).
+    ///
+    /// Every digit goes into the mantissa without a check (wrapping), and the digits are counted
+    /// from where they start and end: at most 19 of them (leading zeros included) always fit a
+    /// `UInt64` exactly, and only a longer number is read again by ``classifyLong(_:_:)``, which
+    /// keeps the first 19 significant digits.
     static func classify(_ text: UnsafeRawBufferPointer) -> JSONNumber.Value {
         let count = text.count
         guard count > 0, let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             return .unrepresentable
         }
-        var i = 0
         let negative = base[0] == UInt8(ascii: "-")
-        if negative { i = 1 }
+        var i = negative ? 1 : 0
+        var mantissa: UInt64 = 0
+        let integerStart = i
+        while i < count {
+            let digit = base[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            mantissa = mantissa &* 10 &+ UInt64(digit)
+            i &+= 1
+        }
+        var digits = i &- integerStart
+        if i == count {
+            // No fraction, no exponent: an integer if it fits (JSON's integers have no leading
+            // zeros, so 20 digits are past Int64); else only its exact text is kept (rounding it
+            // to a double would silently change it).
+            guard digits <= 19 else { return .unrepresentable }
+            if negative {
+                if mantissa <= UInt64(Int64.max) { return .integer(-Int64(mantissa)) }
+                if mantissa == UInt64(Int64.max) + 1 { return .integer(Int64.min) }
+            } else if mantissa <= UInt64(Int64.max) {
+                return .integer(Int64(mantissa))
+            }
+            return .unrepresentable
+        }
+        var exponent = 0
+        if base[i] == UInt8(ascii: ".") {
+            i &+= 1
+            let fractionStart = i
+            while count &- i >= 8, let eight = eightDigits(base + i) {
+                mantissa = mantissa &* 100_000_000 &+ eight
+                i &+= 8
+            }
+            let left = count &- i
+            if left > 0 && left < 8 && count >= 8, let tail = lastDigits(base + (count &- 8), left) {
+                // The usual end of a fraction: its last one to seven digits end the text.
+                mantissa = mantissa &* smallPowerOfTen(left) &+ tail
+                i = count
+            }
+            while i < count {
+                let digit = base[i] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                i &+= 1
+            }
+            digits &+= i &- fractionStart
+            exponent = fractionStart &- i
+        }
+        guard digits <= 19 else { return classifyLong(base, count) }
+        if i < count && (base[i] | 0x20) == UInt8(ascii: "e") {
+            exponent &+= writtenExponent(base, i &+ 1, count)
+        }
+        let value: Double
+        if mantissa <= (1 << 53) && exponent >= -22 && exponent <= 22 {
+            // Clinger's fast path: one correctly rounded operation on exact operands.
+            value =
+                exponent < 0
+                ? Double(mantissa) / exactPowerOfTen(-exponent) : Double(mantissa) * exactPowerOfTen(exponent)
+        } else {
+            value = EiselLemire.double(mantissa, exponent)
+        }
+        guard value.isFinite else { return .unrepresentable }
+        return .double(negative ? -value : value)
+    }
 
-        // The first 19 significant digits, exactly (19 digits always fit a UInt64); later ones
-        // only say whether the decimal was cut (`truncated`) and move the exponent.
+    /// The exponent written after the `e` that ends at `i` (a sign, then digits), clamped to
+    /// ±100 000: anything past that is zero or infinity anyway.
+    @inline(__always)
+    private static func writtenExponent(_ base: UnsafePointer<UInt8>, _ start: Int, _ count: Int) -> Int {
+        var i = start
+        var negative = false
+        if i < count && (base[i] == UInt8(ascii: "-") || base[i] == UInt8(ascii: "+")) {
+            negative = base[i] == UInt8(ascii: "-")
+            i &+= 1
+        }
+        var written = 0
+        while i < count {
+            let digit = base[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            if written < 100_000 { written = written &* 10 &+ Int(digit) }
+            i &+= 1
+        }
+        return negative ? -written : written
+    }
+
+    /// ``classify(_:)`` for a number of more than 19 digits (leading zeros included): the first 19
+    /// significant digits exactly, the later ones only saying whether the decimal was cut
+    /// (`truncated`) and moving the exponent. Digit by digit, out of line: rare, and its state
+    /// would crowd the short path's registers.
+    @inline(never)
+    private static func classifyLong(_ base: UnsafePointer<UInt8>, _ count: Int) -> JSONNumber.Value {
+        let negative = base[0] == UInt8(ascii: "-")
+        var i = negative ? 1 : 0
         var mantissa: UInt64 = 0
         var digits = 0
         var truncated = false
         var exponent = 0
-        // Integer part (mostly short): its first digit, then eight at a time while they come, then
-        // one by one.
-        if i < count, base[i] > UInt8(ascii: "0"), base[i] <= UInt8(ascii: "9") {
-            mantissa = UInt64(base[i] &- UInt8(ascii: "0"))
-            digits = 1
-            i &+= 1
-            takeEightDigitBlocks(base, &i, count, &mantissa, &digits)
-        }
+        var inFraction = false
         while i < count {
             let digit = base[i] &- UInt8(ascii: "0")
-            guard digit < 10 else { break }
+            if digit >= 10 {
+                guard !inFraction, base[i] == UInt8(ascii: ".") else { break }
+                inFraction = true
+                i &+= 1
+                continue
+            }
             if digits < 19 {
+                // Leading zeros are not significant: they only move the exponent (in a fraction).
                 if mantissa | UInt64(digit) != 0 {
                     mantissa = mantissa &* 10 &+ UInt64(digit)
                     digits &+= 1
                 }
+                if inFraction { exponent &-= 1 }
             } else {
-                exponent &+= 1
+                if !inFraction { exponent &+= 1 }
                 truncated = truncated || digit != 0
             }
             i &+= 1
         }
-        if i == count {
-            // No fraction, no exponent: an integer if it fits; else only its exact text is kept
-            // (rounding it to a double would silently change it).
-            if exponent == 0 {
-                if negative {
-                    if mantissa <= UInt64(Int64.max) { return .integer(-Int64(mantissa)) }
-                    if mantissa == UInt64(Int64.max) + 1 { return .integer(Int64.min) }
-                } else if mantissa <= UInt64(Int64.max) {
-                    return .integer(Int64(mantissa))
-                }
-            }
+        if i == count && !inFraction {
+            // An integer of 20 digits or more (no leading zeros in JSON): past Int64, so only its
+            // exact text is kept (rounding it to a double would silently change it).
             return .unrepresentable
         }
-        // Fraction: each digit kept lowers the exponent (leading zeros too).
-        if base[i] == UInt8(ascii: ".") {
-            i &+= 1
-            // Leading zeros of a fraction (mantissa still 0) are not significant: one by one below.
-            if mantissa != 0 {
-                let start = i
-                takeEightDigitBlocks(base, &i, count, &mantissa, &digits)
-                let run = shortRun(base, i, count, mantissa, digits)
-                mantissa = run.mantissa
-                digits &+= run.length
-                i &+= run.length
-                exponent &-= i &- start
-            }
-            while i < count {
-                let digit = base[i] &- UInt8(ascii: "0")
-                guard digit < 10 else { break }
-                if digits < 19 {
-                    if mantissa | UInt64(digit) != 0 {
-                        mantissa = mantissa &* 10 &+ UInt64(digit)
-                        digits &+= 1
-                    }
-                    exponent &-= 1
-                } else {
-                    truncated = truncated || digit != 0
-                }
-                i &+= 1
-            }
-        }
-        // Exponent (clamped: anything past ±100 000 is zero or infinity anyway).
         if i < count && (base[i] | 0x20) == UInt8(ascii: "e") {
-            i += 1
-            var exponentNegative = false
-            if i < count && (base[i] == UInt8(ascii: "-") || base[i] == UInt8(ascii: "+")) {
-                exponentNegative = base[i] == UInt8(ascii: "-")
-                i += 1
-            }
-            var written = 0
-            while i < count {
-                let digit = base[i] &- UInt8(ascii: "0")
-                guard digit < 10 else { break }
-                if written < 100_000 { written = written * 10 + Int(digit) }
-                i += 1
-            }
-            exponent += exponentNegative ? -written : written
+            exponent &+= writtenExponent(base, i &+ 1, count)
         }
         let value: Double
         if !truncated && mantissa <= (1 << 53) && exponent >= -22 && exponent <= 22 {
@@ -171,62 +213,18 @@ enum JSONNumberParser {
         }
     }
 
-    /// Takes the digits at `i` into `mantissa` eight at a time, while eight digits come and the
-    /// mantissa keeps at most 19.
+    /// The value of the last `count` (1 ... 7) of the eight bytes at `word` when they are all
+    /// digits, else `nil`: one load, the bytes before them replaced by ASCII zeros ("000ddddd"
+    /// has the value of "ddddd"), one digit test and one conversion for the whole run.
     @inline(__always)
-    private static func takeEightDigitBlocks(
-        _ base: UnsafePointer<UInt8>,
-        _ i: inout Int,
-        _ count: Int,
-        _ mantissa: inout UInt64,
-        _ digits: inout Int
-    ) {
-        while digits <= 11 && count &- i >= 8, let eight = eightDigits(base + i) {
-            mantissa = mantissa &* 100_000_000 &+ eight
-            digits &+= 8
-            i &+= 8
-        }
-    }
-
-    /// A run of one to seven digits at `i` taken into `mantissa` at once, from one word (the
-    /// eight bytes at `i`, or the text's last eight when fewer are left), if the mantissa keeps at
-    /// most 19 digits: the new mantissa and the run's length (0 when nothing was taken). The
-    /// fraction's tail after ``takeEightDigitBlocks``; the caller goes on one by one after the run.
-    /// Returned, not written through `inout`: the compiler did not inline this function, and
-    /// passing the caller's variables by address kept them in memory, behind a stack protector.
-    @inline(__always)
-    private static func shortRun(
-        _ base: UnsafePointer<UInt8>,
-        _ i: Int,
-        _ count: Int,
-        _ mantissa: UInt64,
-        _ digits: Int
-    ) -> (mantissa: UInt64, length: Int) {
-        let left = count &- i
-        guard left > 0, digits < 19 else { return (mantissa, 0) }
-        // The bytes from `i` in the low end of a word (little-endian: the first byte lowest); when
-        // fewer than eight are left, the bytes above them are zero, which the digit test below
-        // flags like any other non-digit.
-        let rest: UInt64
-        if left >= 8 {
-            rest = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-        } else if count >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + count - 8).loadUnaligned(as: UInt64.self))
-            rest = word >> UInt64(truncatingIfNeeded: 8 &* (8 &- left))
-        } else {
-            return (mantissa, 0)
-        }
-        // The lowest flagged byte is the first non-digit: the bytes below it are digits, which
-        // neither carry nor borrow into it.
-        let nonDigits = ((rest &+ 0x4646_4646_4646_4646) | (rest &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080
-        let run = nonDigits.trailingZeroBitCount >> 3
-        guard run > 0, run < 8, digits &+ run <= 19 else { return (mantissa, 0) }
-        // The run's digits in the high bytes, ASCII zeros below them: "000ddddd" has their value.
-        let kept = rest & ((1 << UInt64(truncatingIfNeeded: 8 &* run)) &- 1)
-        let padded =
-            (kept << UInt64(truncatingIfNeeded: 8 &* (8 &- run)))
-            | (0x3030_3030_3030_3030 >> UInt64(truncatingIfNeeded: 8 &* run))
-        return (mantissa &* smallPowerOfTen(run) &+ digitsValue(padded), run)
+    private static func lastDigits(_ word: UnsafePointer<UInt8>, _ count: Int) -> UInt64? {
+        let value = UInt64(littleEndian: UnsafeRawPointer(word).loadUnaligned(as: UInt64.self))
+        // Little-endian: the last bytes are the word's high ones; `shift` is 8 ... 56.
+        let shift = UInt64(truncatingIfNeeded: 8 &* (8 &- count))
+        let padded = ((value >> shift) << shift) | (0x3030_3030_3030_3030 >> (64 &- shift))
+        guard ((padded &+ 0x4646_4646_4646_4646) | (padded &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080 == 0
+        else { return nil }
+        return digitsValue(padded)
     }
 
     /// Eight ASCII digits at `pointer` as their value, or `nil` when they are not all digits

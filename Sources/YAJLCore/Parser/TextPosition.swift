@@ -226,21 +226,10 @@ struct TextPosition {
         JSONEscaping.printable(String(decoding: bytes, as: UTF8.self))
     }
 
+    /// The newlines in `bytes` (16 bytes a step, in the C shim).
     @inline(__always)
     static func countNewlines(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        // Written so LLVM vectorizes it: no early exit, a byte compare summed into a wide counter.
-        var count = 0
-        var i = 0
-        let n = bytes.count
-        while i < n {
-            let end = min(n, i + 255)
-            var partial: UInt8 = 0
-            while i < end {
-                partial &+= bytes[i] == 10 ? 1 : 0
-                i &+= 1
-            }
-            count &+= Int(partial)
-        }
-        return count
+        guard let base = bytes.baseAddress else { return 0 }
+        return cyajl_count_newlines(base, bytes.count)
     }
 }
