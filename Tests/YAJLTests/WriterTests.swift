@@ -147,6 +147,38 @@ struct WriterTests {
         #expect(throws: JSONWriterError.self) { try other.double(.nan) }
     }
 
+    /// Arrays and objects mixed at every level up to the limit (past the 64 that one word of the
+    /// container bits holds): each close must match what is open there, and a wrong close is
+    /// refused at any depth, with the state unchanged.
+    @Test(arguments: [1, 2, 3])
+    func deepMixedNestingClosesInOrder(seed: UInt64) throws {
+        var random = NumberParsingTests.SplitMix(state: seed)
+        let kinds = (0..<JSONWriter.maxDepth).map { _ in random.next() % 2 == 0 }  // true: array
+        let text = try Self.written { w in
+            for isArray in kinds {
+                if isArray {
+                    try w.startArray()
+                } else {
+                    try w.startObject()
+                    try w.key("k")
+                }
+            }
+            try w.null()
+            for isArray in kinds.reversed() {
+                if isArray {
+                    #expect(throws: JSONWriterError.self) { try w.endObject() }
+                    try w.endArray()
+                } else {
+                    #expect(throws: JSONWriterError.self) { try w.endArray() }
+                    try w.endObject()
+                }
+            }
+        }
+        let expected =
+            kinds.map { $0 ? "[" : #"{"k":"# }.joined() + "null" + kinds.reversed().map { $0 ? "]" : "}" }.joined()
+        #expect(text == expected)
+    }
+
     @Test func multipleValuesForNDJSON() throws {
         let text = try Self.written { w in
             w.allowMultipleValues()

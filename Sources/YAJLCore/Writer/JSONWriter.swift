@@ -85,6 +85,8 @@ public final class JSONWriter {
     private var separator: String?
     /// Why ``options`` cannot be used; thrown by every call.
     private let optionsError: JSONOptionError?
+    /// Whether ``optionsError`` is set: one flag for the per-token checks to test.
+    private let optionsFailed: Bool
 
     /// A writer to `sink`.
     ///
@@ -100,6 +102,7 @@ public final class JSONWriter {
             optionsError = error
             usable = Options()
         }
+        optionsFailed = optionsError != nil
         generator = YAJLGeneratorBridge(
             options: usable,
             output: GeneratorOutput(sink: sink, capacity: min(max(1, usable.bufferSize), 1 << 30))
@@ -271,7 +274,7 @@ public final class JSONWriter {
     /// value now) is a few flag tests inline; the rest is `checkBeforeValue`.
     @inline(__always)
     private func beforeValue(_ what: @autoclosure () -> String) throws {
-        if _slowPath(optionsError != nil || stack.isEmpty || stack.expectsKey) { try checkBeforeValue(what) }
+        if _slowPath(optionsFailed || stack.isEmpty || stack.expectsKey) { try checkBeforeValue(what) }
     }
 
     /// Options that did not validate, a value where a key goes, a value at the top level (after a
@@ -302,19 +305,27 @@ public final class JSONWriter {
     /// Throws the options' validation error, if there was one (every call fails with it).
     @inline(__always)
     private func checkOptions() throws {
-        if _slowPath(optionsError != nil) { throw optionsError! }
+        if _slowPath(optionsFailed) { try throwOptionsError() }
+    }
+
+    @inline(never)
+    private func throwOptionsError() throws {
+        if let optionsError { throw optionsError }
     }
 
     private func stateError(_ message: String) -> JSONWriterError {
         JSONWriterError(kind: .invalidState, message: message)
     }
 
-    /// A container past ``maxDepth``.
+    /// A container past ``maxDepth`` (out of line: building the message is no part of the
+    /// per-token path).
     private static var depthError: JSONWriterError {
-        JSONWriterError(
-            kind: .depthLimitExceeded,
-            message: "nesting deeper than \(maxDepth) levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)"
-        )
+        @inline(never) get {
+            JSONWriterError(
+                kind: .depthLimitExceeded,
+                message: "nesting deeper than \(maxDepth) levels (YAJL's generator limit, YAJL_MAX_DEPTH = 128)"
+            )
+        }
     }
 
     /// After each generator call: hands full buffers to the sink, and turns a failed status or a

@@ -9,7 +9,8 @@ struct OpenContainers {
         case object(expectingKey: Bool)
     }
 
-    private var arrays: (low: UInt64, high: UInt64) = (0, 0)
+    /// Bit `level` is set when the container at `level` (0 outermost) is an array.
+    private var arrays: UInt128 = 0
     /// How many containers are open.
     private(set) var count = 0
     /// Whether the innermost object waits for a key (meaningless inside an array).
@@ -30,22 +31,13 @@ struct OpenContainers {
         return innermostIsArray ? .array : .object(expectingKey: expectingKey)
     }
 
-    @inline(__always)
-    private func isArray(at level: Int) -> Bool {
-        level < 64 ? arrays.low >> UInt64(level) & 1 == 1 : arrays.high >> UInt64(level - 64) & 1 == 1
-    }
-
     /// Opens a container (the caller has checked the depth); a new object waits for a key.
     @inline(__always)
     mutating func push(isArray: Bool) {
         precondition(count < 128, "deeper than the writer's limit")
-        let bit: UInt64 = isArray ? 1 : 0
-        if count < 64 {
-            arrays.low = arrays.low & ~(1 << UInt64(count)) | bit << UInt64(count)
-        } else {
-            arrays.high = arrays.high & ~(1 << UInt64(count - 64)) | bit << UInt64(count - 64)
-        }
-        count += 1
+        let bit = UInt128(1) << UInt128(truncatingIfNeeded: count)
+        arrays = isArray ? arrays | bit : arrays & ~bit
+        count &+= 1
         expectingKey = !isArray
         innermostIsArray = isArray
     }
@@ -53,7 +45,7 @@ struct OpenContainers {
     /// Closes the innermost container.
     @inline(__always)
     mutating func pop() {
-        count -= 1
-        innermostIsArray = count > 0 && isArray(at: count - 1)
+        count &-= 1
+        innermostIsArray = count > 0 && (arrays >> UInt128(truncatingIfNeeded: count &- 1)) & 1 == 1
     }
 }

@@ -63,15 +63,21 @@ final class YAJLGeneratorBridge {
     }
 
     /// Hands YAJL's buffer to the sink when it has passed the writer's buffer size (checked every
-    /// 64 calls), or always when `force` is set.
+    /// 64 calls), or always when `force` is set. The per-token test is inline; the work is not.
     @inline(__always)
     func drain(force: Bool = false) {
         if let direct {
-            direct._withUnsafeGuaranteedRef { drain($0, force: force) }
+            if direct._withUnsafeGuaranteedRef({ $0.count >= output.capacity || (force && $0.count > 0) }) {
+                drainDirect()
+            }
             return
         }
         callsSinceCheck &+= 1
-        guard force || callsSinceCheck >= 64 || textSinceCheck >= output.capacity else { return }
+        if force || callsSinceCheck >= 64 || textSinceCheck >= output.capacity { drainYAJL(force: force) }
+    }
+
+    @inline(never)
+    private func drainYAJL(force: Bool) {
         callsSinceCheck = 0
         textSinceCheck = 0
         var buffer: UnsafePointer<UInt8>?
@@ -88,11 +94,11 @@ final class YAJLGeneratorBridge {
         yajl_gen_clear(handle)
     }
 
-    /// ``drain(force:)`` for the direct minifier: its buffer goes to the sink once it passes the
-    /// writer's buffer size.
-    @inline(__always)
-    private func drain(_ direct: DirectMinifier, force: Bool) {
-        guard direct.count >= output.capacity || (force && direct.count > 0) else { return }
+    /// The direct minifier's buffer to the sink (it has passed the writer's buffer size, or the
+    /// writer flushes).
+    @inline(never)
+    private func drainDirect() {
+        guard let direct = directMinifier else { return }
         if output.pendingError == nil {
             do {
                 try output.sink.write(direct.bytes)
@@ -106,6 +112,13 @@ final class YAJLGeneratorBridge {
     deinit {
         yajl_gen_free(handle)
         free(indent)
+    }
+
+    /// One `yajl_gen` call and its status, out of line: the per-token path of the direct minifier
+    /// stays small (no stack protector, fewer saved registers).
+    @inline(never)
+    private func yajlCall(_ call: (OpaquePointer) -> yajl_gen_status) -> Status {
+        status(call(handle))
     }
 
     private func status(_ status: yajl_gen_status) -> Status {
@@ -127,7 +140,7 @@ final class YAJLGeneratorBridge {
             direct._withUnsafeGuaranteedRef { $0.open(UInt8(ascii: "{")) }
             return .ok
         }
-        return status(yajl_gen_map_open(handle))
+        return yajlCall { yajl_gen_map_open($0) }
     }
 
     // Every writing call below is followed by the writer's `drain()`.
@@ -137,7 +150,7 @@ final class YAJLGeneratorBridge {
             direct._withUnsafeGuaranteedRef { $0.close(UInt8(ascii: "}")) }
             return .ok
         }
-        return status(yajl_gen_map_close(handle))
+        return yajlCall { yajl_gen_map_close($0) }
     }
 
     @inline(__always)
@@ -146,7 +159,7 @@ final class YAJLGeneratorBridge {
             direct._withUnsafeGuaranteedRef { $0.open(UInt8(ascii: "[")) }
             return .ok
         }
-        return status(yajl_gen_array_open(handle))
+        return yajlCall { yajl_gen_array_open($0) }
     }
 
     @inline(__always)
@@ -155,7 +168,7 @@ final class YAJLGeneratorBridge {
             direct._withUnsafeGuaranteedRef { $0.close(UInt8(ascii: "]")) }
             return .ok
         }
-        return status(yajl_gen_array_close(handle))
+        return yajlCall { yajl_gen_array_close($0) }
     }
 
     @inline(__always)
@@ -164,7 +177,7 @@ final class YAJLGeneratorBridge {
             direct._withUnsafeGuaranteedRef { $0.scalar("null") }
             return .ok
         }
-        return status(yajl_gen_null(handle))
+        return yajlCall { yajl_gen_null($0) }
     }
 
     @inline(__always)
@@ -173,7 +186,7 @@ final class YAJLGeneratorBridge {
             direct._withUnsafeGuaranteedRef { $0.scalar(value ? "true" : "false") }
             return .ok
         }
-        return status(yajl_gen_bool(handle, value ? 1 : 0))
+        return yajlCall { yajl_gen_bool($0, value ? 1 : 0) }
     }
 
     func integer(_ value: Int64) -> Status {
@@ -193,6 +206,11 @@ final class YAJLGeneratorBridge {
             direct._withUnsafeGuaranteedRef { $0.scalar(text) }
             return .ok
         }
+        return yajlNumber(text)
+    }
+
+    @inline(never)
+    private func yajlNumber(_ text: UnsafeRawBufferPointer) -> Status {
         textSinceCheck &+= text.count
         return status(yajl_gen_number(handle, text.baseAddress?.assumingMemoryBound(to: CChar.self), text.count))
     }
