@@ -4,10 +4,10 @@ private import CYAJL
 ///
 /// One pass over the digits (a fraction eight at a time, its last one to seven digits from one
 /// word) makes the mantissa when there are at most 19; a longer number is read again, digit by
-/// digit, keeping the first 19 significant ones. Integers that fit are exact. Doubles take Clinger's fast path (value below 2^53, power of ten
-/// at most 22: one correctly rounded operation), else Eisel–Lemire (``EiselLemire``), which is
-/// exact for 19 digits; only a longer decimal that Eisel–Lemire cannot decide goes to `strtod_l`
-/// in the C locale through the shim.
+/// digit, keeping the first 19 significant ones. Integers that fit are exact. Doubles take
+/// Clinger's fast path (value below 2^53, power of ten at most 22: one correctly rounded
+/// operation), else Eisel–Lemire (``EiselLemire``), which is exact for 19 digits; only a longer
+/// decimal that Eisel–Lemire cannot decide goes to `strtod_l` in the C locale through the shim.
 enum JSONNumberParser {
     /// 10^`exponent` for 0 ... 22, the powers of ten a `Double` holds exactly (a switch, which the
     /// compiler makes a constant table: a global array cost a lazy-initialization check and a
@@ -118,7 +118,7 @@ enum JSONNumberParser {
         return .double(negative ? -value : value)
     }
 
-    /// The exponent written after the `e` that ends at `i` (a sign, then digits), clamped to
+    /// The exponent written from `start`, just after the `e` (a sign, then digits), clamped to
     /// ±100 000: anything past that is zero or infinity anyway.
     @inline(__always)
     private static func writtenExponent(_ base: UnsafePointer<UInt8>, _ start: Int, _ count: Int) -> Int {
