@@ -35,6 +35,31 @@ struct NumberKindTests {
         #expect(Self.mismatches(texts) == [])
     }
 
+    /// The shape test reads eight bytes at a time, the last word overlapping: a point or an
+    /// exponent at every position of every length from 1 to 40, and the lengths around 309 bytes,
+    /// where the shape alone stops deciding.
+    @Test func everyPositionOfPointAndExponent() {
+        var texts: [String] = []
+        for length in 1...40 {
+            let digits = "7" + String(repeating: "3", count: length - 1)
+            texts.append(digits)
+            texts.append("-" + digits)
+            for position in 1..<length {
+                let index = digits.index(digits.startIndex, offsetBy: position)
+                texts.append("\(digits[..<index]).\(digits[index...])")
+                texts.append("\(digits[..<index])e\(digits[index...])")
+                texts.append("-\(digits[..<index])E+\(digits[index...])")
+                texts.append("\(digits[..<index]).0e-\(digits[index...])")
+            }
+        }
+        for length in 305...312 {
+            let nines = String(repeating: "9", count: length)
+            texts += [nines, "-" + nines, nines + ".5", "-" + nines + ".5", String(nines.dropLast(2)) + ".5"]
+            texts += ["1" + String(repeating: "0", count: length - 3) + ".0", "0." + nines, nines + "e-2"]
+        }
+        #expect(Self.mismatches(texts) == [])
+    }
+
     @Test(arguments: 0..<4)
     func randomNumbersOfEveryShape(seed: UInt64) {
         var random = NumberParsingTests.SplitMix(state: 0xC0FFEE &+ seed)

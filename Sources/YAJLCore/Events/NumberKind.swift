@@ -12,6 +12,30 @@ extension JSONNumberParser {
         guard count > 0, let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             return .unrepresentable
         }
+        // The usual number has no exponent and at most 308 digits before any point: then a point
+        // makes it a finite Double (its magnitude is below 308), and without one its digit count
+        // decides. Both marks are found eight bytes at a time.
+        if count <= 309 {
+            let (hasPoint, hasExponent) = marks(base, count)
+            if !hasExponent {
+                if hasPoint { return .double }
+                let digits = base[0] == UInt8(ascii: "-") ? count &- 1 : count
+                if digits < 19 { return .integer }
+                if digits > 19 { return .unrepresentable }
+                return classify(text).kind
+            }
+        }
+        return kindFromMagnitude(text, base, count)
+    }
+
+    /// ``kind(_:)`` for a number with an exponent or of more than 309 bytes: from its decimal
+    /// magnitude. Out of line, so that the usual case's function keeps few registers.
+    @inline(never)
+    private static func kindFromMagnitude(
+        _ text: UnsafeRawBufferPointer,
+        _ base: UnsafePointer<UInt8>,
+        _ count: Int
+    ) -> JSONNumber.Kind {
         @inline(__always) func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
         let integerStart = base[0] == UInt8(ascii: "-") ? 1 : 0
         var i = integerStart
@@ -55,5 +79,35 @@ extension JSONNumberParser {
         if magnitude < 308 { return .double }
         if magnitude > 308 { return .unrepresentable }
         return classify(text).kind
+    }
+
+    /// Whether the number text has a decimal point and whether it has an exponent (`e` or `E`):
+    /// eight bytes a test, the last word overlapping the one before it. Once 0x20 is set in a
+    /// byte, only `e` and `E` become `e` (digits, `.`, `-` and `+` have that bit already).
+    @inline(__always)
+    private static func marks(_ base: UnsafePointer<UInt8>, _ count: Int) -> (point: Bool, exponent: Bool) {
+        @inline(__always) func hasZeroByte(_ x: UInt64) -> Bool {
+            (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
+        }
+        @inline(__always) func word(_ at: Int) -> UInt64 {
+            UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self))
+        }
+        guard count >= 8 else {
+            var point = false
+            for k in 0..<count {
+                if base[k] | 0x20 == UInt8(ascii: "e") { return (point, true) }
+                point = point || base[k] == UInt8(ascii: ".")
+            }
+            return (point, false)
+        }
+        var point = false
+        var at = 0
+        while true {
+            let bytes = word(at)
+            if hasZeroByte((bytes | 0x2020_2020_2020_2020) ^ 0x6565_6565_6565_6565) { return (point, true) }
+            point = point || hasZeroByte(bytes ^ 0x2E2E_2E2E_2E2E_2E2E)
+            if at == count &- 8 { return (point, false) }
+            at = min(at &+ 8, count &- 8)
+        }
     }
 }
