@@ -34,11 +34,15 @@ func parse(_ document: [UInt8], options: JSONParser.Options, chunks: [Int]) -> (
     }
 }
 
-/// A number's value must be what `strtod` gives for its text (an integer that fits aside).
+/// A number's value must be what `strtod` gives for its text (an integer that fits aside), and
+/// its kind found from the text's shape (`JSONNumberView.kind`) the case of that value.
 func checkAgainstStrtod(_ number: JSONNumber) {
     var text = number.text
     text.withUTF8 { utf8 in
         let raw = UnsafeRawBufferPointer(utf8)
+        if JSONNumberParser.kind(raw) != number.value.kind {
+            fuzzFailure("\(number.text): kind \(JSONNumberParser.kind(raw)), value \(number.value)")
+        }
         let expected = JSONNumberParser.strtodValue(raw)
         switch number.value {
         case .double(let value):
