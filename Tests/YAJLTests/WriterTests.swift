@@ -147,9 +147,9 @@ struct WriterTests {
         #expect(throws: JSONWriterError.self) { try other.double(.nan) }
     }
 
-    /// Arrays and objects mixed at every level up to the limit (past the 64 that one word of the
-    /// container bits holds): each close must match what is open there, and a wrong close is
-    /// refused at any depth, with the state unchanged.
+    /// Arrays and objects mixed at every level up to the limit (all 127 of the writer's container
+    /// bits): each close must match what is open there, and a wrong close is refused at any depth,
+    /// with the state unchanged.
     @Test(arguments: [1, 2, 3])
     func deepMixedNestingClosesInOrder(seed: UInt64) throws {
         var random = NumberParsingTests.SplitMix(state: seed)
