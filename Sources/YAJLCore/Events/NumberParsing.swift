@@ -221,21 +221,23 @@ enum JSONNumberParser {
         let value = UInt64(littleEndian: UnsafeRawPointer(word).loadUnaligned(as: UInt64.self))
         // Little-endian: the last bytes are the word's high ones; `shift` is 8 ... 56.
         let shift = UInt64(truncatingIfNeeded: 8 &* (8 &- count))
-        let padded = ((value >> shift) << shift) | (0x3030_3030_3030_3030 >> (64 &- shift))
-        guard ((padded &+ 0x4646_4646_4646_4646) | (padded &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080 == 0
-        else { return nil }
-        return digitsValue(padded)
+        return valueIfDigits(((value >> shift) << shift) | (0x3030_3030_3030_3030 >> (64 &- shift)))
     }
 
-    /// Eight ASCII digits at `pointer` as their value, or `nil` when they are not all digits
-    /// (fast_float's SWAR tests and multiplications).
+    /// Eight ASCII digits at `pointer` as their value, or `nil` when they are not all digits.
     @inline(__always)
     private static func eightDigits(_ pointer: UnsafePointer<UInt8>) -> UInt64? {
-        let value = UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
-        guard ((value &+ 0x4646_4646_4646_4646) | (value &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080 == 0 else {
+        valueIfDigits(UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self)))
+    }
+
+    /// The value of a little-endian word of eight ASCII digits, or `nil` when a byte is not one
+    /// (fast_float's SWAR test and multiplications).
+    @inline(__always)
+    private static func valueIfDigits(_ word: UInt64) -> UInt64? {
+        guard ((word &+ 0x4646_4646_4646_4646) | (word &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080 == 0 else {
             return nil
         }
-        return digitsValue(value)
+        return digitsValue(word)
     }
 
     /// The value of eight ASCII digits in a little-endian word (the first digit lowest).

@@ -133,7 +133,7 @@ struct LineBlockReader {
         )
         nextIndex += 1
         offset += count
-        line += Self.newlines(in: block.bytes)
+        line += TextPosition.countNewlines(block.bytes.bindMemory(to: UInt8.self))
         if strict { values += Self.nonBlankLines(in: block.bytes) }
         return block
     }
@@ -163,28 +163,5 @@ struct LineBlockReader {
             }
         }
         return content ? count + 1 : count
-    }
-
-    /// How many `\n` are in `bytes`: eight bytes at a time (each byte equal to `\n` becomes a
-    /// set high bit, exactly, and the bits are counted), the tail one by one.
-    static func newlines(in bytes: UnsafeRawBufferPointer) -> Int {
-        guard let base = bytes.baseAddress else { return 0 }
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        let pattern = ones &* UInt64(UInt8(ascii: "\n"))
-        var count = 0
-        var index = 0
-        while index + 8 <= bytes.count {
-            let word = (base + index).loadUnaligned(as: UInt64.self) ^ pattern
-            // High bit of each byte set exactly when that byte of `word` is zero.
-            let zeros = ~(((word & low7) &+ low7) | word | low7)
-            count += zeros.nonzeroBitCount
-            index += 8
-        }
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "\n") { count += 1 }
-            index += 1
-        }
-        return count
     }
 }

@@ -347,12 +347,11 @@ public final class JSONParser {
         }
     }
 
-    /// White space as YAJL's lexer skips it (JSON's, and vertical tab and form feed) and the
-    /// separators `,` and `:`: bytes YAJL never buffers.
+    /// White space as YAJL's lexer skips it (``SyntaxScanner/isWhiteSpace(_:)``: JSON's, and
+    /// vertical tab and form feed) and the separators `,` and `:`: bytes YAJL never buffers.
     @inline(__always)
     private static func isSeparator(_ byte: UInt8) -> Bool {
-        byte.isJSONWhiteSpace || byte == 0x0B || byte == 0x0C || byte == UInt8(ascii: ",")
-            || byte == UInt8(ascii: ":")
+        SyntaxScanner.isWhiteSpace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":")
     }
 
     /// Parses the next chunk of input from any contiguous bytes (`[UInt8]`, `Data`, a slice, …).
