@@ -90,6 +90,54 @@ static inline long cyajl_count_newlines(const unsigned char *data, size_t length
     return (long)count;
 }
 
+/*
+ * The lean validation scanner's (SyntaxScanner) two runs over plain bytes, 16 bytes a step with
+ * SSE2: from `from`, the index of the first byte that ends the run, or the first index from which
+ * fewer than 16 bytes remain, where the Swift scanner's own loop (eight bytes a step, then byte by
+ * byte) takes over. Elsewhere they return `from`, and that loop does all of it.
+ */
+
+/* Inside a string: the first `"`, `\` or control byte (below 0x20). */
+static inline long cyajl_skip_string_blocks(const unsigned char *data, long length, long from) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i highest_control = _mm_set1_epi8(0x1F);
+    while (length - from >= 16) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)(const void *)(data + from));
+        /* A byte is a control byte when its unsigned maximum with 0x1F is 0x1F. */
+        __m128i controls = _mm_cmpeq_epi8(_mm_max_epu8(bytes, highest_control), highest_control);
+        __m128i stops = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)), controls
+        );
+        int mask = _mm_movemask_epi8(stops);
+        if (mask != 0) return from + __builtin_ctz((unsigned)mask);
+        from += 16;
+    }
+#endif
+    return from;
+}
+
+/* Between tokens: the first byte that is not YAJL's white space (space, and 0x09 to 0x0D). */
+static inline long cyajl_skip_white_space_blocks(const unsigned char *data, long length, long from) {
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(' ');
+    const __m128i tab = _mm_set1_epi8(0x09);
+    const __m128i four = _mm_set1_epi8(4);
+    while (length - from >= 16) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)(const void *)(data + from));
+        /* 0x09 to 0x0D: the byte minus 0x09 is at most 4, unsigned. */
+        __m128i above_tab = _mm_sub_epi8(bytes, tab);
+        __m128i controls = _mm_cmpeq_epi8(_mm_min_epu8(above_tab, four), above_tab);
+        __m128i white = _mm_or_si128(_mm_cmpeq_epi8(bytes, space), controls);
+        int mask = ~_mm_movemask_epi8(white) & 0xFFFF;
+        if (mask != 0) return from + __builtin_ctz((unsigned)mask);
+        from += 16;
+    }
+#endif
+    return from;
+}
+
 /* glibc declares strtod_l only under _GNU_SOURCE, which a module cannot rely on: declare it. */
 extern double strtod_l(const char *nptr, char **endptr, locale_t locale);
 

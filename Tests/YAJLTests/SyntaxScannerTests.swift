@@ -200,6 +200,44 @@ struct SyntaxScannerTests {
         }
     }
 
+    /// Runs of string bytes and of white space are skipped 16 bytes a step (SSE2, in C), then eight,
+    /// then one: a byte that ends the run (or must not be in it) at every position of runs of 0 to
+    /// 40 bytes, after 0 to 15 bytes of white space (every alignment of the 16-byte steps): quotes,
+    /// backslashes (escapes good and bad), the controls at both ends of 0x00–0x1F, and the bytes
+    /// that only look like them to a signed compare (0x7F, 0xC3 0xA9, 0xF0 0x9F 0x98 0x80). Each
+    /// verdict is the full parse's, at every read size.
+    @Test(arguments: [0, 1, 7, 8, 15])
+    func runsSkippedInBlocksStopAtEveryPosition(indent: Int) throws {
+        let leading = Array(repeating: UInt8(ascii: " "), count: indent)
+        let plain = Array("abcdefghijklmnopqrstuvwxyz0123456789 ~!@#$%^&*()_+-={}[]:;',.<>?/`|".utf8)
+        let stringStops: [[UInt8]] = [
+            [0x22], [0x5C, 0x6E], [0x5C, 0x71], [0x00], [0x1F], [0x09], [0x0A], [0x20], [0x7F], [0xC3, 0xA9],
+            [0xF0, 0x9F, 0x98, 0x80],
+        ]
+        let spaces: [UInt8] = [0x20, 0x0A, 0x20, 0x09, 0x20, 0x0D, 0x0B, 0x20, 0x0C]
+        let spaceStops: [[UInt8]] = [[0x31], [0x00], [0x08], [0x0E], [0x1F], [0x22, 0x22], [0x5D], [0x2C]]
+        var verdicts: [Bool: Int] = [:]
+        for length in 0...40 {
+            for position in 0...length {
+                for stop in stringStops {
+                    let run = (0..<length).map { plain[($0 &* 7 &+ length) % plain.count] }
+                    let document =
+                        leading + Array("[\"".utf8) + run[..<position] + stop + run[position...] + Array("\"]".utf8)
+                    verdicts[Self.fullPass(document) == nil, default: 0] += 1
+                    try Self.expectSameVerdict(document, "string \(document.debugDescription)")
+                }
+                for stop in spaceStops {
+                    let run = (0..<length).map { spaces[($0 &+ length) % spaces.count] }
+                    let document = leading + Array("[".utf8) + run[..<position] + stop + run[position...] + [0x5D]
+                    verdicts[Self.fullPass(document) == nil, default: 0] += 1
+                    try Self.expectSameVerdict(document, "white space \(document.debugDescription)")
+                }
+            }
+        }
+        // Both verdicts, many times each, or one direction would go untested.
+        #expect(verdicts[true, default: 0] > 5000 && verdicts[false, default: 0] > 5000, "\(verdicts)")
+    }
+
     /// Options the scanner does not implement leave the document to YAJL's lean pass.
     @Test(arguments: [
         "allowComments", "allowMultipleValues", "allowPartialValues", "allowTrailingGarbage", "validatesUTF8",
