@@ -25,13 +25,18 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 
 # libyajl's version, against the first Debian revision with both CVE fixes. Only dpkg knows the
 # revision (yajl_version() says 2.1.0 with or without them), so the check needs a Debian system.
+# libyajl-dev too: `make release` links its static archive (libyajl_s.a) into the tool, which must
+# then be rebuilt after an upgrade.
 check_yajl_version() {
-  local version fixed="2.1.0-3+deb12u2"
-  version=$(dpkg-query -W -f='${Version}' libyajl2 2>/dev/null) || return 0
-  if dpkg --compare-versions "$version" lt "$fixed"; then
-    echo "install-deps: WARNING: libyajl2 $version is older than $fixed, which fixes CVE-2022-24795" >&2
-    echo "install-deps:          and CVE-2023-33460; upgrade it (apt-get install --only-upgrade libyajl2)." >&2
-  fi
+  local package version fixed="2.1.0-3+deb12u2"
+  for package in libyajl2 libyajl-dev; do
+    version=$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null) || continue
+    if dpkg --compare-versions "$version" lt "$fixed"; then
+      echo "install-deps: WARNING: $package $version is older than $fixed, which fixes CVE-2022-24795" >&2
+      echo "install-deps:          and CVE-2023-33460; upgrade it (apt-get install --only-upgrade libyajl2" >&2
+      echo "install-deps:          libyajl-dev), then run 'make release' again." >&2
+    fi
+  done
 }
 
 if [ ${#need[@]} -eq 0 ]; then
