@@ -44,27 +44,32 @@ BIN        := .build/release
 # RELEASE_FLAGS= gives the toolchain's default dynamic build.
 RELR_OK := $(shell ldd --version 2>/dev/null | head -1 | awk '{split($$NF, v, "."); if (v[1] > 2 || (v[1] == 2 && v[2] >= 36)) print "yes"}')
 STATIC_CXX := $(firstword $(wildcard $(foreach cc,c++ cc clang,$(filter /%,$(shell $(cc) -print-file-name=libstdc++.a 2>/dev/null)))))
-# Looked up when used (=, not :=), after `make deps` has installed the -dev packages.
-LIB_DIR = $(shell pkg-config --variable=libdir yajl 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
-STATIC_YAJL = $(wildcard $(LIB_DIR)/libyajl_s.a)
-STATIC_Z = $(wildcard $(LIB_DIR)/libz.a)
+LIB_DIR := $(shell pkg-config --variable=libdir yajl 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
+STATIC_YAJL := $(wildcard $(LIB_DIR)/libyajl_s.a)
+STATIC_Z := $(wildcard $(LIB_DIR)/libz.a)
 STATIC_LIB_DIR := $(CURDIR)/.build/static-libs
+# Without a yajl.pc or a library script in it (no static archive), the directory adds nothing and
+# SwiftPM and the linker find the system's.
 RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker --icf=all \
   --disable-local-rpath -Xswiftc -Xclang-linker -Xswiftc -static-libgcc \
   $(if $(RELR_OK),-Xlinker -z -Xlinker pack-relative-relocs) \
-  $(if $(STATIC_YAJL),--pkg-config-path $(STATIC_LIB_DIR)/pkgconfig) \
-  -Xswiftc -L$(STATIC_LIB_DIR)
+  --pkg-config-path $(STATIC_LIB_DIR)/pkgconfig -Xswiftc -L$(STATIC_LIB_DIR)
 SWIFT_RELEASE = $(SWIFT) build -c release $(RELEASE_FLAGS)
 
 FUZZ_SECONDS ?= 60
 SMOKE_FUZZ_SECONDS ?= 30
 
-.PHONY: all deps build release test docs lint format bench-peers bench-size bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
+.PHONY: all deps static-libs build release test docs lint format bench-peers bench-size bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
 
 all: build
 
 deps:
 	@bash scripts/install-deps.sh
+	@$(MAKE) --no-print-directory static-libs
+
+# A make of its own (run by deps), so that the archives are looked for after install-deps.sh has
+# installed the -dev packages, not when this make started.
+static-libs:
 	@mkdir -p $(STATIC_LIB_DIR)/pkgconfig
 	@$(if $(STATIC_CXX),echo 'INPUT($(STATIC_CXX))' > $(STATIC_LIB_DIR)/libstdc++.so,echo "make: no libstdc++.a found (c++, cc or clang -print-file-name): release builds link libstdc++ dynamically")
 	@$(if $(STATIC_Z),echo 'INPUT($(STATIC_Z))' > $(STATIC_LIB_DIR)/libz.so,echo "make: no libz.a in $(LIB_DIR): release builds link zlib dynamically")
