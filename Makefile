@@ -88,7 +88,7 @@ build: deps
 # about 7% of a 0.6 MiB document's whole run.
 release: deps
 	$(SWIFT_RELEASE) --product yajl
-	cp .build/release/yajl .build/release/yajl.rewritten && mv -f .build/release/yajl.rewritten .build/release/yajl
+	cp $(BIN)/yajl $(BIN)/yajl.rewritten && mv -f $(BIN)/yajl.rewritten $(BIN)/yajl
 
 # Tests run one at a time: the memory checks read the process's peak RSS, which tests running
 # side by side would inflate.
