@@ -86,9 +86,6 @@ extension JSONNumberParser {
     /// byte, only `e` and `E` become `e` (digits, `.`, `-` and `+` have that bit already).
     @inline(__always)
     private static func marks(_ base: UnsafePointer<UInt8>, _ count: Int) -> (point: Bool, exponent: Bool) {
-        @inline(__always) func hasZeroByte(_ x: UInt64) -> Bool {
-            (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
-        }
         @inline(__always) func word(_ at: Int) -> UInt64 {
             UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self))
         }
@@ -104,8 +101,10 @@ extension JSONNumberParser {
         var at = 0
         while true {
             let bytes = word(at)
-            if hasZeroByte((bytes | 0x2020_2020_2020_2020) ^ 0x6565_6565_6565_6565) { return (point, true) }
-            point = point || hasZeroByte(bytes ^ 0x2E2E_2E2E_2E2E_2E2E)
+            if bytesBelow(1, in: (bytes | 0x2020_2020_2020_2020) ^ 0x6565_6565_6565_6565) != 0 {
+                return (point, true)
+            }
+            point = point || bytesBelow(1, in: bytes ^ 0x2E2E_2E2E_2E2E_2E2E) != 0
             if at == count &- 8 { return (point, false) }
             at = min(at &+ 8, count &- 8)
         }

@@ -92,7 +92,9 @@ extension SyntaxScanner {
     /// The index of the first `"`, `\` or control byte from `start`, or `count`: 16 bytes at a
     /// time in C (`cyajl_skip_string_blocks`, SSE2) while 16 remain, then eight at a time while
     /// eight remain. Each test of a word finds the bytes it looks for exactly up to the first one
-    /// (a borrow only marks bytes above it), so the lowest mark is the first such byte.
+    /// (a borrow only marks bytes above it), so the lowest mark is the first such byte. The three
+    /// tests are ``bytesBelow(_:in:)`` written out with one mask: calling it here compiled
+    /// `scanValues` 2% longer (`yajl validate` on 16 MiB of records, 272.8M → 278.1M instructions).
     @inline(__always)
     static func skipPlainBytes(_ bytes: UnsafePointer<UInt8>, _ count: Int, from start: Int) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101

@@ -94,7 +94,7 @@ struct UTF8Validator {
                 while i &+ 8 <= count {
                     let word = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self).littleEndian
                     let flipped = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                    let marks = (word | ((flipped &- 0x0101_0101_0101_0101) & ~flipped)) & 0x8080_8080_8080_8080
+                    let marks = (word & 0x8080_8080_8080_8080) | bytesBelow(1, in: flipped)
                     if marks != 0 {
                         i &+= marks.trailingZeroBitCount &>> 3
                         found = true

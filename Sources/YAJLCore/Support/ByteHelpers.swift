@@ -29,6 +29,15 @@ extension String {
     }
 }
 
+/// The high bit of each byte of `word` that is below `limit` (1 to 128; 1 marks the zero bytes):
+/// exact up to the lowest such byte, so the trailing zero count finds the first one in a
+/// little-endian word (a borrow can mark bytes above it, never below). The eight-bytes-a-step test
+/// of the scanners (`SyntaxScanner.skipPlainBytes` writes it out: see there).
+@inline(__always)
+func bytesBelow(_ limit: UInt8, in word: UInt64) -> UInt64 {
+    (word &- 0x0101_0101_0101_0101 &* UInt64(limit)) & ~word & 0x8080_8080_8080_8080
+}
+
 /// Whether `count` bytes at `a` and `b` are equal (no `memcmp` call, no allocation). Up to 16
 /// bytes (nearly every key) take two loads from each side that overlap in the middle, as
 /// ``copyBytes(to:from:count:)`` does; longer runs go eight bytes at a time.
