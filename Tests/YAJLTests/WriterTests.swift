@@ -370,4 +370,56 @@ struct DirectMinifierTests {
             }
         }
     }
+
+    /// Up to 48 bytes of `text` from its UTF-8 offset `offset`, escaped for a message.
+    static func excerpt(_ text: String, _ offset: Int) -> String {
+        let bytes = Array(text.utf8.dropFirst(max(0, offset - 8)).prefix(48))
+        return String(reflecting: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Strings and keys of 0 to 40 bytes (past the 16-byte and 8-byte steps of the search for the
+    /// next byte to escape) with `special` at every position, among ASCII and two-byte UTF-8
+    /// bytes: the direct minifier writes what `yajl_gen` writes, with and without `\/`.
+    @Test(arguments: [
+        UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), 0x00, 0x01, 0x08, 0x09, 0x0A, 0x1F, 0x7F,
+    ])
+    func escapesAtEveryPositionOfLongRuns(special: UInt8) throws {
+        var values: [String] = []
+        for length in 1...40 {
+            for position in 0..<length {
+                var scalars = (0..<length).map { Unicode.Scalar($0 % 7 == 3 ? 0xE9 : 0x61 + $0 % 26)! }
+                scalars[position] = Unicode.Scalar(special)
+                values.append(String(String.UnicodeScalarView(scalars)))
+            }
+        }
+        values.append("")
+        // The document's source escapes what JSON requires; the parser hands the writer raw text.
+        func literal(_ value: String) -> String {
+            var source = "\""
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"", "\\": source += "\\\(scalar)"
+                case _ where scalar.value < 0x20: source += String(format: "\\u%04x", scalar.value)
+                default: source.unicodeScalars.append(scalar)
+                }
+            }
+            return source + "\""
+        }
+        let document = "[" + values.map { "{\(literal($0)):\(literal($0))}" }.joined(separator: ",") + "]"
+        var checked = 0
+        for escapesSolidus in [false, true] {
+            let direct = try Self.minified(document, validatesUTF8: false, escapesSolidus: escapesSolidus, twice: false)
+            let yajl = try Self.minified(document, validatesUTF8: true, escapesSolidus: escapesSolidus, twice: false)
+            // On a difference, the first differing bytes (the whole output is 60 KB).
+            let first = zip(direct.utf8, yajl.utf8).prefix { $0 == $1 }.count
+            let same = direct == yajl
+            #expect(
+                same,
+                "escapesSolidus \(escapesSolidus): from byte \(first), direct writes \(Self.excerpt(direct, first)), yajl_gen \(Self.excerpt(yajl, first))"
+            )
+            #expect(direct.utf8.count > document.utf8.count / 2)
+            checked += 1
+        }
+        #expect(checked == 2 && values.count == 821)
+    }
 }

@@ -46,7 +46,7 @@ extension SyntaxScanner {
         while true {
             switch current {
             case StringState.plain:
-                index = skipPlainBytes(bytes, count, from: index)
+                index = firstQuoteBackslashOrControl(bytes, count, from: index)
                 if index == count {
                     state = current
                     return count
@@ -87,37 +87,6 @@ extension SyntaxScanner {
                 current = current == StringState.hex1 ? StringState.plain : current &- 1
             }
         }
-    }
-
-    /// The index of the first `"`, `\` or control byte from `start`, or `count`: 16 bytes at a
-    /// time in C (`cyajl_skip_string_blocks`, SSE2) while 16 remain, then eight at a time while
-    /// eight remain. Each test of a word finds the bytes it looks for exactly up to the first one
-    /// (a borrow only marks bytes above it), so the lowest mark is the first such byte. The three
-    /// tests are ``bytesBelow(_:in:)`` written out with one mask: calling it here compiled
-    /// `scanValues` 2% longer (`yajl validate` on 16 MiB of records, 272.8M → 278.1M instructions).
-    @inline(__always)
-    static func skipPlainBytes(_ bytes: UnsafePointer<UInt8>, _ count: Int, from start: Int) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        var index = cyajl_skip_string_blocks(bytes, count, start)
-        if count &- index >= 16 { return index }
-        while count &- index >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self))
-            let quotes = word ^ (ones &* 0x22)
-            let backslashes = word ^ (ones &* 0x5C)
-            let found =
-                ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
-                | ((word &- ones &* 0x20) & ~word)
-            let marks = found & highs
-            if marks != 0 { return index &+ marks.trailingZeroBitCount >> 3 }
-            index &+= 8
-        }
-        while index < count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return index }
-            index &+= 1
-        }
-        return count
     }
 
     /// A number starting at `first`: the index of the first byte after it (which is left to the

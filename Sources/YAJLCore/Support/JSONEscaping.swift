@@ -25,7 +25,8 @@ package enum JSONEscaping {
 
     /// Writes `utf8` quoted and escaped as `yajl_gen` does: `"`, `\`, `\b \f \n \r \t`, other
     /// control characters as `\u00XX` (upper case), `/` as `\/` when `escapingSolidus` (YAJL's
-    /// `yajl_gen_escape_solidus`). Runs without escapes are written whole.
+    /// `yajl_gen_escape_solidus`). Runs without escapes are written whole, found 16 bytes at a
+    /// time (``firstQuoteBackslashOrControl(_:_:from:)``) unless `/` is escaped as well.
     @inline(__always)
     package static func quote(
         _ utf8: UnsafeRawBufferPointer,
@@ -33,9 +34,14 @@ package enum JSONEscaping {
         into output: inout some QuotedOutput
     ) {
         output.put(UInt8(ascii: "\""))
+        let count = utf8.count
         var runStart = 0
         var index = 0
-        while index < utf8.count {
+        while index < count {
+            if !escapingSolidus, let base = utf8.baseAddress {
+                index = firstQuoteBackslashOrControl(base.assumingMemoryBound(to: UInt8.self), count, from: index)
+                if index == count { break }
+            }
             let byte = utf8[index]
             guard
                 byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
