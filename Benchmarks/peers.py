@@ -6,14 +6,17 @@
 Each tool runs as its own process (wall time, and peak RSS from /usr/bin/time), interleaved round
 by round, and the report gives medians and ratios to `yajl` in the same run:
 
-- extract the records of `$.results[*]` (generated records documents): `yajl extract`, Python
-  ijson (`items`, yajl2_c backend), orjson and json (whole document, then the list), `jq -c`;
+- extract the records of `$.results[*]` (generated records and numbers documents): `yajl
+  extract`, Python ijson (`items`, yajl2_c backend), orjson and json (whole document, then the
+  list), `jq -c`;
 - validate any document: `yajl validate`, `json_verify`, orjson, json, `jq empty`;
 - minify: `yajl reformat --minify`, `json_reformat -m`, `jq -c .`;
 - decode the records of `$.results[*]` (generated records documents) into typed values: a Swift
   program over the library (the benchmark's `records-decodable-1t` and `records-decodable` cases,
   into a `Decodable` struct, one and two threads), the same struct with `JSONDecoder` (the whole
-  document), and ijson building a dict per record.
+  document), and ijson building a dict per record; on the numbers documents (GeoJSON polygons,
+  half their coordinates of full precision) the same with the `geojson-decodable-1t`,
+  `geojson-decodable` and `foundation-geojson` cases.
 
 ijson and orjson are installed from PyPI into .build/bench-venv on first use; a peer that cannot
 be installed or found is reported as skipped, with the reason, never silently left out.
@@ -72,11 +75,20 @@ PYTHON_VALIDATE = {
 }
 
 
-def commands(document, python, has_results):
-    """(task, tool, argv) for every peer that applies to `document`; skipped peers with reasons."""
+# The benchmark cases that decode each shape of document (1 thread, 2 threads, JSONDecoder).
+DECODE_CASES = {
+    "records": ("records-decodable-1t", "records-decodable", "foundation-decoder"),
+    "numbers": ("geojson-decodable-1t", "geojson-decodable", "foundation-geojson"),
+}
+
+
+def commands(document, python, shape):
+    """(task, tool, argv) for every peer that applies to `document`; skipped peers with reasons.
+    `shape` is the generated document's kind when it holds `$.results[*]` (a key of DECODE_CASES),
+    else None."""
     runs, skipped = [], []
     d = str(document)
-    if has_results:
+    if shape:
         runs.append(("extract", "yajl extract", [str(YAJL), "extract", "$.results[*]", d]))
         for name, code in PYTHON_EXTRACT.items():
             if python or name == "json":
@@ -86,10 +98,11 @@ def commands(document, python, has_results):
         if BENCH.exists():
             # One run of the case per process (the benchmark repeats small documents otherwise).
             spec = json.dumps({"name": document.name, "path": str(Path(d).resolve()),
-                               "bytes": document.stat().st_size, "kind": "records"})
-            for tool, case in (("yajl Decodable, 1 thread", "records-decodable-1t"),
-                               ("yajl Decodable, 2 threads", "records-decodable"),
-                               ("swift JSONDecoder", "foundation-decoder")):
+                               "bytes": document.stat().st_size, "kind": shape})
+            one, two, foundation = DECODE_CASES[shape]
+            for tool, case in (("yajl Decodable, 1 thread", one),
+                               ("yajl Decodable, 2 threads", two),
+                               ("swift JSONDecoder", foundation)):
                 runs.append(("decode", tool, ["env", "YAJL_BENCH_MIN_BYTES=1", str(BENCH), "--child", case, spec]))
             if python:
                 runs.append(("decode", "python ijson (dicts)", [python, "-c", PYTHON_EXTRACT["ijson"], d]))
@@ -155,8 +168,9 @@ def main():
         path = Path(document)
         with open(path, "rb") as f:
             head = f.read(4096)
-        has_results = b'"results"' in head and path.name.startswith("records")
-        runs, skipped = commands(path, python, has_results)
+        kind = path.name.split("-")[0]
+        shape = kind if b'"results"' in head and kind in DECODE_CASES else None
+        runs, skipped = commands(path, python, shape)
         for name in skipped:
             notes.append(f"{path.name}: skipped {name}")
         times = {(task, tool): [] for task, tool, _ in runs}
@@ -208,8 +222,10 @@ def main():
         "- validate: `yajl validate FILE`; `json_verify -q < FILE`; `orjson.loads` / `json.load`; `jq empty FILE`.",
         "- minify: `yajl reformat --minify FILE`; `json_reformat -m < FILE`; `jq -c . FILE`.",
         "- decode: `YAJLBenchmarks --child records-decodable-1t SPEC` (and `records-decodable`,",
-        "  `foundation-decoder`), SPEC being `{\"name\":…,\"path\":FILE,\"bytes\":…,\"kind\":\"records\"}`,",
-        "  with `YAJL_BENCH_MIN_BYTES=1` (one pass); ijson as for extract (a dict per record).",
+        "  `foundation-decoder`; on the numbers documents `geojson-decodable-1t`, `geojson-decodable`,",
+        "  `foundation-geojson`), SPEC being `{\"name\":…,\"path\":FILE,\"bytes\":…,\"kind\":KIND}`",
+        "  (KIND `records` or `numbers`), with `YAJL_BENCH_MIN_BYTES=1` (one pass); ijson as for",
+        "  extract (a dict per record).",
     ]
     if notes:
         lines += ["", "Skipped:", ""] + [f"- {note}" for note in notes]

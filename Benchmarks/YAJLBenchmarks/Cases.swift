@@ -80,7 +80,40 @@ private func recordsOnly(_ document: BenchmarkDocument) -> String? {
 }
 
 private func geoJSONOnly(_ document: BenchmarkDocument) -> String? {
-    document.name == "canada.json" ? nil : "only canada.json is GeoJSON (a FeatureCollection of polygons)"
+    document.name == "canada.json" || document.kind == "numbers"
+        ? nil : "only canada.json and the generated numbers documents hold GeoJSON polygons"
+}
+
+/// The points of the polygons in a GeoJSON document: canada.json's features, or the generated
+/// numbers document's `$.results[*]` (geometries), decoded by `JSONRecordReader` on two threads
+/// (its default) or one.
+private func geoJSONPoints(_ document: BenchmarkDocument, concurrently: Bool) throws -> Int {
+    var options = JSONRecordOptions()
+    options.parsesConcurrently = concurrently
+    let source: FileByteSource = .file(document.path)
+    var points = 0
+    if document.kind == "numbers" {
+        let reader = try JSONRecordReader(
+            GeoJSONDocument.Geometry.self,
+            at: "$.results[*]",
+            from: source,
+            options: options
+        )
+        while let geometry = try reader.next() { points += geometry.points }
+        return points
+    }
+    let reader = try JSONRecordReader(GeoJSONDocument.Feature.self, at: "$.features[*]", from: source, options: options)
+    while let feature = try reader.next() { points += feature.geometry.points }
+    return points
+}
+
+/// The same with `JSONDecoder` on the whole file.
+private func foundationGeoJSONPoints(_ document: BenchmarkDocument) throws -> Int {
+    let data = try Data(contentsOf: URL(fileURLWithPath: document.path))
+    if document.kind == "numbers" {
+        return try JSONDecoder().decode(PolygonsDocument.self, from: data).results.reduce(0) { $0 + $1.points }
+    }
+    return try JSONDecoder().decode(GeoJSONDocument.self, from: data).features.reduce(0) { $0 + $1.geometry.points }
 }
 
 private func datesOnly(_ document: BenchmarkDocument) -> String? {
@@ -300,29 +333,24 @@ let allCases: [BenchmarkCase] = [
     BenchmarkCase(
         name: "geojson-decodable",
         group: "records",
-        summary: "JSONRecordReader at $.features[*] into typed GeoJSON features (coordinates as [[[Double]]])",
+        summary:
+            "JSONRecordReader at $.features[*] (numbers: $.results[*]) into typed GeoJSON (coordinates as [[[Double]]])",
         skipReason: geoJSONOnly,
-        run: { document in
-            let reader = try JSONRecordReader(
-                GeoJSONDocument.Feature.self,
-                at: "$.features[*]",
-                from: .file(document.path)
-            )
-            var points = 0
-            while let feature = try reader.next() { points += feature.geometry.coordinates.reduce(0) { $0 + $1.count } }
-            return points
-        }
+        run: { try geoJSONPoints($0, concurrently: true) }
+    ),
+    BenchmarkCase(
+        name: "geojson-decodable-1t",
+        group: "records",
+        summary: "the same, with parsesConcurrently off (one thread)",
+        skipReason: geoJSONOnly,
+        run: { try geoJSONPoints($0, concurrently: false) }
     ),
     BenchmarkCase(
         name: "foundation-geojson",
         group: "Foundation",
         summary: "JSONDecoder on the whole file into the same GeoJSON types",
         skipReason: geoJSONOnly,
-        run: { document in
-            let data = try Data(contentsOf: URL(fileURLWithPath: document.path))
-            let collection = try JSONDecoder().decode(GeoJSONDocument.self, from: data)
-            return collection.features.reduce(0) { $0 + $1.geometry.coordinates.reduce(0) { $0 + $1.count } }
-        }
+        run: foundationGeoJSONPoints
     ),
     BenchmarkCase(
         name: "foundation-serialization",
@@ -375,17 +403,23 @@ struct RecordsDocument: Decodable {
 
 /// canada.json's shape (GeoJSON): a FeatureCollection of polygons, each a list of rings of points.
 struct GeoJSONDocument: Decodable {
+    struct Geometry: Decodable {
+        let type: String
+        let coordinates: [[[Double]]]
+        var points: Int { coordinates.reduce(0) { $0 + $1.count } }
+    }
     struct Feature: Decodable {
-        struct Geometry: Decodable {
-            let type: String
-            let coordinates: [[[Double]]]
-        }
         let type: String
         let properties: [String: String]
         let geometry: Geometry
     }
     let type: String
     let features: [Feature]
+}
+
+/// The generated numbers document's shape: GeoJSON polygons under `results`.
+struct PolygonsDocument: Decodable {
+    let results: [GeoJSONDocument.Geometry]
 }
 
 /// The generated dates document's shape: snake_case keys, RFC 3339 dates.

@@ -45,7 +45,9 @@ enum DocumentSet {
         try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         let name = "\(kind.rawValue)-\(mebibytes)MiB.json"
         let path = cacheDirectory.appendingPathComponent(name).path
-        if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size >= mebibytes << 20 {
+        if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size >= mebibytes << 20,
+            DocumentGenerator.isCurrent(path, kind: kind)
+        {
             return BenchmarkDocument(name: name, path: path, bytes: size, kind: kind.rawValue)
         }
         log("generating \(name) ...")

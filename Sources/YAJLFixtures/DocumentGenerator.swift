@@ -17,12 +17,30 @@ package enum DocumentGenerator {
         case records
         /// `{"meta": {...}, "results": [...]}` as NDJSON: one record per line.
         case ndjson
-        /// GeoJSON-like coordinates: mostly doubles.
+        /// GeoJSON-like polygons: mostly doubles, each point's first coordinate printed to full
+        /// precision (15 to 17 significant digits, as a program prints a computed double: past
+        /// the fast path that takes the second, six decimals).
         case numbers
         /// Records with long strings full of escapes and non-ASCII text.
         case strings
         /// Event records with snake_case keys and RFC 3339 timestamps (a date and key strategy load).
         case dates
+    }
+
+    /// The generator's version, written in each document's `meta` (not in NDJSON): raised when
+    /// a kind's content changes, so that a cached document of an earlier version is made again
+    /// (``isCurrent(_:kind:)``, which the benchmark checks). 2: full-precision coordinates in `numbers`.
+    package static let version = 2
+
+    /// Whether the document at `path` was written by this version of the generator (its `meta`
+    /// says so), or is NDJSON, which has no `meta` and has not changed.
+    package static func isCurrent(_ path: String, kind: Kind) -> Bool {
+        if kind == .ndjson { return true }
+        guard let fd = try? Syscalls.openForReading(path) else { return false }
+        defer { Syscalls.close(fd) }
+        var head = [UInt8](repeating: 0, count: 96)
+        let count = head.withUnsafeMutableBytes { (try? Syscalls.read(fd, into: $0, target: path)) ?? 0 }
+        return String(decoding: head.prefix(count), as: UTF8.self).contains(#""version":\#(version)}"#)
     }
 
     /// What a generated document contains, counted the way `yajl stats` counts.
@@ -59,10 +77,12 @@ package enum DocumentGenerator {
                 counts.records += 1
             }
         } else {
-            // {"meta":{"generator":"swift-yajl","kind":"records","version":1},"results":[
+            // {"meta":{"generator":"swift-yajl","kind":"records","version":2},"results":[
             writer.append(#"{"meta":{"generator":"swift-yajl","kind":""#)
             writer.append(kind.rawValue)
-            writer.append(#"","version":1},"results":["#)
+            writer.append(#"","version":"#)
+            writer.append(String(version))
+            writer.append(#"},"results":["#)
             counts.maps += 2
             counts.keys += 5
             counts.strings += 2
@@ -157,7 +177,7 @@ package enum DocumentGenerator {
             for i in 0..<32 {
                 if i > 0 { w.append(",") }
                 w.append("[")
-                w.append(coordinate(&random))
+                w.append(preciseCoordinate(&random))
                 w.append(",")
                 w.append(coordinate(&random))
                 w.append("]")
@@ -190,6 +210,13 @@ package enum DocumentGenerator {
     /// `seconds` since 1970 as `yyyy-MM-ddTHH:mm:ssZ`, as the library writes `.iso8601` dates.
     private static func rfc3339(_ seconds: Int) -> String {
         RFC3339.string(from: Date(timeIntervalSince1970: Double(seconds)))
+    }
+
+    /// A double in [-180, 180) from 53 random bits, in Swift's shortest round-trip form (up to 17
+    /// significant digits; an exponent when it is below 10^-4 in magnitude).
+    private static func preciseCoordinate(_ random: inout SplitMix64) -> String {
+        let value = Double(random.next() >> 11) / Double(UInt64(1) << 53) * 360 - 180
+        return value == value.rounded() ? "\(Int(value)).25" : "\(value)"
     }
 
     private static func coordinate(_ random: inout SplitMix64) -> String {
