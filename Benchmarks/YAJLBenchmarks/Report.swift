@@ -1,4 +1,5 @@
 import Foundation
+import YAJLFixtures
 
 /// Formats results: the stdout table, JSON, and Docs/Performance.md with two SVG charts.
 enum Report {
@@ -60,17 +61,20 @@ enum Report {
                 )
             )
         }
-        if let geo = find("canada.json", "geojson-decodable"),
-            let foundation = find("canada.json", "foundation-geojson"),
-            let ours = geo.medianMBps, let theirs = foundation.medianMBps
-        {
+        for document in uniqued(results.map(\.document.name)) {
+            guard let ours = find(document, "geojson-decodable")?.medianMBps,
+                let theirs = find(document, "foundation-geojson")?.medianMBps
+            else { continue }
+            let single = find(document, "geojson-decodable-1t")?.medianMBps
             lines.append(
                 String(
                     format:
-                        "- canada.json into typed GeoJSON features (`[[[Double]]]` coordinates): %.1f MB/s vs JSONDecoder %.1f MB/s = %.1f×.",
+                        "- %@ into typed GeoJSON (`[[[Double]]]` coordinates): %.1f MB/s vs JSONDecoder %.1f MB/s = %.1f×; on one thread %@.",
+                    document,
                     ours,
                     theirs,
-                    ours / theirs
+                    ours / theirs,
+                    single.map { String(format: "%.1f MB/s = %.1f×", $0, $0 / theirs) } ?? "not measured"
                 )
             )
         }
@@ -286,11 +290,18 @@ enum Report {
             \(machine())
 
             Every case runs in a fresh child process, once per round, in interleaved rounds (A B C … A B C …,
-            \(rounds) rounds) so that the machine's drift spreads over all cases alike. MB/s is the median of the
+            \(rounds) rounds, three times as many on documents under 16 MiB) so that the machine's drift spreads over
+            all cases alike. MB/s is the median of the
             rounds (10^6 bytes/s, timed inside the child around the parse only; small documents are parsed
             repeatedly to at least 32 MiB per round). Peak RSS is the child's `VmHWM`, so it includes the Swift
             runtime and Foundation (linked statically by `make bench-report`, as in the release tool; the
             `c-verify` rows show that floor) and the case's own buffers.
+
+            Documents: the shared corpus (canada.json, GeoJSON with 15–17-digit coordinates; citm_catalog.json;
+            twitter.json) and documents made by `DocumentGenerator` (`yajl generate`, version \(DocumentGenerator.version)):
+            records (an API export under `$.results`), NDJSON (the same records a line each), numbers (GeoJSON
+            polygons under `$.results`, each point a full-precision coordinate and one of six decimals), strings
+            (long strings with escapes and non-ASCII text), dates (snake_case keys, RFC 3339 timestamps).
 
             The C baseline streams the file through libyajl from C in 64 KiB reads: `c-verify` without
             callbacks, `c-noop` with no-op callbacks (the realistic ceiling), `c-counting` counting events with
@@ -303,8 +314,9 @@ enum Report {
             (selection of `$.results[*]` only), `records-values` (into owned `JSONValue`s),
             `records-decodable` (into a `Decodable` struct; the default `parsesConcurrently`, so parsing
             runs on a second thread while the caller decodes), `records-decodable-1t` (the same on one thread),
-            `geojson-decodable` and `foundation-geojson` (canada.json's features into typed GeoJSON structs,
-            coordinates `[[[Double]]]`, by `JSONRecordReader` at `$.features[*]` and by `JSONDecoder`),
+            `geojson-decodable`, `geojson-decodable-1t` and `foundation-geojson` (canada.json's features,
+            and the generated numbers documents' polygons at `$.results[*]`, into typed GeoJSON structs,
+            coordinates `[[[Double]]]`, by `JSONRecordReader` on two threads and one, and by `JSONDecoder`),
             `writer-minify` (parse, then write minified
             through `JSONWriter`), `json_reformat-m` (YAJL's own tool as a process, peak RSS its own),
             `foundation-serialization`
