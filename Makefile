@@ -159,13 +159,15 @@ bench-size: release
 # The peers a user would pick instead (ijson, orjson, json, jq, json_verify, json_reformat), each
 # as its own process on the same documents, and the library's Decodable records beside JSONDecoder
 # and ijson (the benchmark's own cases, one run per process): Docs/Peers.md.
+# DocumentGenerator.version, which each generated document carries in its `meta`.
+GENERATOR_VERSION := $(shell sed -n 's/.*static let version = \([0-9][0-9]*\).*/\1/p' Sources/YAJLFixtures/DocumentGenerator.swift)
 PEER_DOCS ?= .build/bench-data/records-16MiB.json .build/bench-data/numbers-16MiB.json
 bench-peers: release
 	@mkdir -p .build/bench-data
 	$(SWIFT_RELEASE) --product YAJLBenchmarks
-	@# Made again when missing or written by an earlier generator (DocumentGenerator.version).
+	@# Made again when missing or written by an earlier generator (GENERATOR_VERSION).
 	@for kind in records numbers; do f=.build/bench-data/$$kind-16MiB.json; \
-	  head -c 96 $$f 2>/dev/null | grep -q '"version":2}' || \
+	  head -c 96 $$f 2>/dev/null | grep -q '"version":$(GENERATOR_VERSION)}' || \
 	  $(BIN)/yajl generate $$f --kind $$kind --size 16M > /dev/null; done
 	python3 Benchmarks/peers.py --rounds 3 $(PEER_DOCS) $(wildcard ../shared/corpus/canada.json ../shared/corpus/citm_catalog.json ../shared/corpus/twitter.json)
 

@@ -35,11 +35,13 @@ package enum JSONEscaping {
     ) {
         output.put(UInt8(ascii: "\""))
         let count = utf8.count
+        // The bytes to search 16 at a time; none when `/` must be escaped too (the byte loop).
+        let searched = escapingSolidus ? nil : utf8.baseAddress?.assumingMemoryBound(to: UInt8.self)
         var runStart = 0
         var index = 0
         while index < count {
-            if !escapingSolidus, let base = utf8.baseAddress {
-                index = firstQuoteBackslashOrControl(base.assumingMemoryBound(to: UInt8.self), count, from: index)
+            if let searched {
+                index = firstQuoteBackslashOrControl(searched, count, from: index)
                 if index == count { break }
             }
             let byte = utf8[index]
