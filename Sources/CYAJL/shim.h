@@ -21,6 +21,20 @@
 #include "tape.h"
 #include "capture.h"
 
+/*
+ * Whether small strings may be made from their bytes (SmallASCIIString, Support/ByteHelpers.swift):
+ * 0 not checked yet, 1 checked and the same as the standard library's, 2 not. Relaxed atomics: each
+ * thread that finds 0 checks for itself and stores the same answer.
+ */
+/* Weak: one variable for the process, however many objects include this header. */
+__attribute__((weak)) int cyajl_small_string_state_storage = 0;
+static inline int cyajl_small_string_state(void) {
+    return __atomic_load_n(&cyajl_small_string_state_storage, __ATOMIC_RELAXED);
+}
+static inline void cyajl_set_small_string_state(int state) {
+    __atomic_store_n(&cyajl_small_string_state_storage, state, __ATOMIC_RELAXED);
+}
+
 /* yajl_config(handle, option, int): every parser option takes one int. */
 static inline int cyajl_config(yajl_handle handle, yajl_option option, int enabled) {
     return yajl_config(handle, option, enabled);

@@ -104,7 +104,7 @@ public struct JSONNumberView: CustomStringConvertible {
     public var value: JSONNumber.Value { JSONNumberParser.classify(bytes) }
 
     /// The original text as an owned `String`.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String { makeString(bytes) }
 
     /// Which case ``value`` is, found from the text's shape (integer or not, number of digits,
     /// decimal magnitude) without converting it: what a handler that only counts or routes numbers

@@ -22,8 +22,7 @@ public struct JSONStringView: CustomStringConvertible {
 
     /// An owned copy as a `String`. Invalid UTF-8 (possible only with UTF-8 validation off) is
     /// repaired with U+FFFD.
-    @inlinable
-    public var string: String { String(decoding: bytes, as: UTF8.self) }
+    public var string: String { makeString(bytes) }
 
     /// An owned copy of the bytes.
     @inlinable

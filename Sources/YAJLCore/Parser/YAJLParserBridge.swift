@@ -187,8 +187,18 @@ final class YAJLParserBridge {
 
 /// Runs `body` with the callback target borrowed from YAJL's context pointer (a `cyajl_capture`
 /// whose first field is the target): no retain/release.
+///
+/// Not generic over the result: a generic one made each callback's body a function of its own,
+/// returning YAJL's answer through memory, called from the C entry point.
 @inline(__always)
-func withTarget<Result>(_ context: UnsafeMutableRawPointer?, _ body: (CallbackTarget) -> Result) -> Result {
+func withTarget(_ context: UnsafeMutableRawPointer?, _ body: (CallbackTarget) -> Int32) -> Int32 {
+    Unmanaged<CallbackTarget>.fromOpaque(context.unsafelyUnwrapped.load(as: UnsafeMutableRawPointer.self))
+        ._withUnsafeGuaranteedRef(body)
+}
+
+/// ``withTarget(_:_:)`` for a callback that answers an offset.
+@inline(__always)
+func withTarget(_ context: UnsafeMutableRawPointer?, _ body: (CallbackTarget) -> Int) -> Int {
     Unmanaged<CallbackTarget>.fromOpaque(context.unsafelyUnwrapped.load(as: UnsafeMutableRawPointer.self))
         ._withUnsafeGuaranteedRef(body)
 }

@@ -128,7 +128,7 @@ struct PathStack {
             } else {
                 if frame.keyLength < 0 { break }
                 let bytes = UnsafeBufferPointer(start: arena.base + frame.keyStart, count: frame.keyLength)
-                let key = String(decoding: bytes, as: UTF8.self)
+                let key = makeString(UnsafeRawBufferPointer(bytes))
                 components.append(.key(frame.keyIsCut ? key + "…" : key))
             }
         }

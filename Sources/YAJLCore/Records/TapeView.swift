@@ -121,10 +121,10 @@ struct TapeView {
     /// The text of the one-digit integers that the tape stores in their tags.
     private static let digits: StaticString = "0123456789"
 
-    func string(_ index: Int) -> String { String(decoding: text(index), as: UTF8.self) }
+    func string(_ index: Int) -> String { makeString(text(index)) }
 
     func number(_ index: Int) -> JSONNumber {
-        JSONNumber(text: String(decoding: text(index), as: UTF8.self), value: numberValue(index))
+        JSONNumber(text: makeString(text(index)), value: numberValue(index))
     }
 
     /// The value of the number at `index`: a digit from its tag, else classified from its text.

@@ -40,7 +40,7 @@ final class KeyStringCache {
         if entry.pointee.length == length, entry.pointee.head == head, entry.pointee.tail == tail {
             return entry.pointee.string
         }
-        let string = String(decoding: text, as: UTF8.self)
+        let string = makeString(text)
         entry.pointee = Entry(length: length, head: head, tail: tail, string: string)
         return string
     }
