@@ -128,6 +128,14 @@ def commands(document, python, shape):
     return runs, skipped
 
 
+def read_through(path):
+    """Reads the document once, untimed, so that every run starts with it in the page cache (the
+    machine may have reclaimed pages of it since the last run)."""
+    with open(path, "rb", buffering=0) as f:
+        while f.read(1 << 20):
+            pass
+
+
 def measure(argv):
     """(seconds, peak RSS in KiB) of one run, output discarded; raises when the tool fails. The
     peak comes from /usr/bin/time, a small C parent (a child forked from this Python process
@@ -180,6 +188,7 @@ def main():
         rounds = arguments.rounds * (10 if path.stat().st_size < SMALL_DOCUMENT else 1)
         for _ in range(rounds):  # interleaved: every tool once per round
             for task, tool, argv in runs:
+                read_through(path)
                 seconds, kib = measure(argv)
                 times[(task, tool)].append(seconds)
                 peaks[(task, tool)] = max(peaks[(task, tool)], kib)
@@ -206,7 +215,8 @@ def main():
         "faster). Python peers run in a virtual environment with ijson (yajl2_c backend) and orjson",
         "from PyPI. Machine: the project's shared 2-core machine, so times move by up to 2× from run to",
         "run; compare ratios within a table. Documents under 4 MiB, where a process lasts a few",
-        "milliseconds, get ten times the rounds.",
+        "milliseconds, get ten times the rounds. Before each run the document is read through once,",
+        "untimed, so that every tool starts from the page cache.",
         "",
         "| document | MiB | rounds | task | tool | ms (median) | × yajl's time | peak RSS (MiB) |",
         "|---|---:|---:|---|---|---:|---:|---:|",

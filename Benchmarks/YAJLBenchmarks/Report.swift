@@ -292,7 +292,8 @@ enum Report {
             Every case runs in a fresh child process, once per round, in interleaved rounds (A B C … A B C …,
             \(rounds) rounds, three times as many on documents under 16 MiB) so that the machine's drift spreads over
             all cases alike. MB/s is the median of the
-            rounds (10^6 bytes/s, timed inside the child around the parse only; small documents are parsed
+            rounds (10^6 bytes/s, timed inside the child around the parse only, after the child has read the
+            file through once untimed, so that every case starts from the page cache; small documents are parsed
             repeatedly to at least 32 MiB per round). Peak RSS is the child's `VmHWM`, so it includes the Swift
             runtime and Foundation (linked statically by `make bench-report`, as in the release tool; the
             `c-verify` rows show that floor) and the case's own buffers.
