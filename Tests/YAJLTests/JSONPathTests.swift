@@ -78,6 +78,35 @@ struct JSONPathTests {
         #expect(seen == [#"1:$.meta.count:2"#, #"0:$.results[0].name:"Ann""#, #"0:$.results[1].name:"Bob""#])
     }
 
+    /// A value selected by several queries is handed out once per query, in query order, each time
+    /// whole and with its own query index (the last query's copy is the record moved, the others
+    /// copies of it), on one thread and two.
+    @Test(arguments: [false, true])
+    func aValueSelectedBySeveralQueriesComesOncePerQuery(concurrently: Bool) throws {
+        var options = JSONRecordOptions()
+        options.parsesConcurrently = concurrently
+        let items = (0..<500).map { #"{"id":\#($0),"tags":["t\#($0)"]}"# }
+        let document = #"{"results":["# + items.joined(separator: ",") + "]}"
+        let querySets = [
+            ["$.results[*]", "$.results[*]"],
+            ["$.results[*]", "$.nothing", "$.results[*]", "$.results[*]"],
+        ]
+        for queries in querySets {
+            let reader = try JSONRecordReader(JSONValue.self, at: queries, from: .text(document), options: options)
+            var seen: [String] = []
+            while let record = try reader.nextRecord() {
+                seen.append("\(record.queryIndex) \(record.path) \(record.value)")
+            }
+            let selecting = queries.indices.filter { queries[$0] == "$.results[*]" }
+            let expected = (0..<500).flatMap { n in
+                selecting.map { #"\#($0) $.results[\#(n)] {"id":\#(n),"tags":["t\#(n)"]}"# }
+            }
+            #expect(seen.count == expected.count, "\(queries)")
+            let differing = zip(seen, expected).first { $0 != $1 }
+            #expect(differing == nil, "\(queries): first difference \(String(describing: differing))")
+        }
+    }
+
     @Test func ownedValuesKeepOrderDuplicatesAndNumberText() throws {
         let values = try Self.select(
             "$[0]",

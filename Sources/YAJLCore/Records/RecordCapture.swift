@@ -64,6 +64,8 @@ final class RecordCapture: JSONEventHandler {
     var ready: [SelectedValue] = []
     /// Records selected so far.
     var selectedCount = 0
+    /// The most records handed out in one batch so far (see ``takeCompletedRecords(into:)``).
+    private var largestBatch = 0
     /// Called when a record completes and the tape holds at least ``batchFootprint`` bytes, to
     /// hand the completed records out before the read ends (keeping tapes small).
     var batchIsReady: (() -> Void)?
@@ -108,8 +110,15 @@ final class RecordCapture: JSONEventHandler {
         }
         // `spare` holds the incomplete record (if any), `tape` the completed ones: exchange them.
         tape.swapContents(with: spare)
-        defer { ready = [] }
-        return (spare, ready)
+        // The records leave with the batch; the next batch's list starts with room for as many as
+        // the largest batch so far (batches are cut by size, so full ones hold alike counts):
+        // grown from empty, it was reallocated and moved about five times per batch (11M
+        // instructions on 16 MiB of records).
+        let handedOut = ready
+        largestBatch = max(largestBatch, handedOut.count)
+        ready = []
+        ready.reserveCapacity(largestBatch)
+        return (spare, handedOut)
     }
 
     /// The record being captured now starts the tape.
@@ -214,16 +223,24 @@ final class RecordCapture: JSONEventHandler {
     }
 
     private func emit(context: JSONEventContext) throws {
-        guard let info = captureInfo.take() else { return }  // moved out: no copy, no release
+        guard var info = captureInfo.take() else { return }  // moved out: no copy, no release
         bufferStart = nil
         let before = ready.count
+        let anchors = info.anchors
         if info.evaluates {
             try evaluate(info)
         } else {
             var accepted = info.states & matcher.accepting
             while accepted != 0 {
-                ready.append(info.record.selected(by: matcher.states[accepted.trailingZeroBitCount].query))
+                let query = matcher.states[accepted.trailingZeroBitCount].query
                 accepted &= accepted - 1
+                if accepted == 0 {
+                    // The last (usually the only) query: the record itself is moved to the list.
+                    info.record.queryIndex = query
+                    ready.append((consume info).record)
+                    break
+                }
+                ready.append(info.record.selected(by: query))
             }
         }
         selectedCount += ready.count - before
@@ -233,7 +250,7 @@ final class RecordCapture: JSONEventHandler {
             context.stop()
             return
         }
-        if info.anchors != 0 { exhaust(info.anchors, context: context) }
+        if anchors != 0 { exhaust(anchors, context: context) }
         if tape.footprint >= Self.batchFootprint, !holdsBatches, let batchIsReady { batchIsReady() }
     }
 

@@ -11,7 +11,7 @@ struct SelectedValue {
     let pathPrefix: JSONPath
     /// The value's own step below ``pathPrefix``, if any.
     let lastComponent: JSONPath.Component?
-    let queryIndex: Int
+    var queryIndex: Int
     let topLevelIndex: Int
     let line: Int
     let byteOffset: Int
