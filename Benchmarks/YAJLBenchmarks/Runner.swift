@@ -1,4 +1,5 @@
 import Foundation
+import YAJL
 
 /// What one child process reports for one run of one case.
 struct ChildReport: Codable {
@@ -30,20 +31,13 @@ struct Measurement: Codable {
 /// Reads the file at `path` once, untimed, 64 KiB at a time into one buffer, so that every case
 /// starts with the document in the page cache: the machine may have dropped pages of it since the
 /// last round (it reclaims cold memory), and a case would then time the disk instead of the parse.
-/// The buffer adds 64 KiB to the child's peak at most.
+/// The buffer adds 64 KiB to the child's peak at most. Read by the library's own `FileByteSource`
+/// (its reads retry on EINTR); a file that cannot be read is left to the case to report.
 func readThrough(_ path: String) {
-    let descriptor = open(path, O_RDONLY)
-    guard descriptor >= 0 else { return }
-    defer { close(descriptor) }
-    let size = 64 << 10
-    let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    var source = FileByteSource(path: path)
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
     defer { buffer.deallocate() }
-    while true {
-        let count = read(descriptor, buffer, size)
-        if count > 0 { continue }
-        if count < 0 && errno == EINTR { continue }
-        return
-    }
+    while let count = try? source.read(into: buffer), count > 0 {}
 }
 
 /// Runs a case once in this process (we are the child) and prints a `ChildReport`.

@@ -1,7 +1,8 @@
 private import CYAJL
 
 /// Small byte and text helpers shared by the stages: ASCII classes, JSON white space, a byte
-/// comparison and a short copy that call no libc function, zero padding.
+/// comparison and a short copy that call no libc function, zero padding, short strings made
+/// without a validation pass.
 
 extension UInt8 {
     var isASCIILetter: Bool { (self | 0x20) >= UInt8(ascii: "a") && (self | 0x20) <= UInt8(ascii: "z") }
