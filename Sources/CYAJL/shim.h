@@ -15,6 +15,7 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include "escape_masks.h"
 #include "utf8_prefix.h"
 #include "powers_of_five.h"
 #include "lean_validation.h"

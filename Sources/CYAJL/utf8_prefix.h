@@ -37,6 +37,7 @@ static inline int cyajl_hex4(const uint8_t *p) {
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <tmmintrin.h>
+#include "escape_masks.h"
 
 /* Whether the CPU has SSSE3 (every x86-64 CPU since 2006 but a few older AMD ones). */
 static inline int cyajl_has_ssse3(void) {
@@ -61,6 +62,27 @@ enum {
 __attribute__((target("ssse3")))
 static inline __m128i cyajl_high_nibbles(__m128i v) {
     return _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(0x0F));
+}
+
+/* Bit k set when byte k of the 64 at `data` can be a surrogate escape's first digit (`which` 1: d or
+ * D) or second (`which` 2: 8, 9, a to f, A to F). */
+static inline uint64_t cyajl_mask64_surrogate_digit(const uint8_t *data, int which) {
+    uint64_t mask = 0;
+    for (int k = 0; k < 4; k++) {
+        const __m128i v = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(data + 16 * k)), _mm_set1_epi8(0x20));
+        __m128i hit;
+        if (which == 1) {
+            hit = _mm_cmpeq_epi8(v, _mm_set1_epi8('d'));
+        } else {
+            /* With 0x20 set, 8 and 9 stay themselves and A to F become a to f. */
+            const __m128i letters = _mm_sub_epi8(v, _mm_set1_epi8('a'));
+            hit = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('8')), _mm_cmpeq_epi8(v, _mm_set1_epi8('9'))),
+                _mm_cmpeq_epi8(_mm_min_epu8(letters, _mm_set1_epi8(5)), letters));
+        }
+        mask |= (uint64_t)(uint16_t)_mm_movemask_epi8(hit) << (16 * k);
+    }
+    return mask;
 }
 
 __attribute__((target("ssse3")))
@@ -91,76 +113,73 @@ static inline size_t cyajl_utf8_prefix_ssse3(const uint8_t *data, size_t length)
         L(TS), L(TS), L(TS), L(TS));                             /* a lead */
 #undef L
     const __m128i zero = _mm_setzero_si128();
-    const __m128i backslash = _mm_set1_epi8('\\');
     __m128i previous = zero;
     int previousIncomplete = 0;
-    int previousPlain = 1;  /* the previous block was plain ASCII: try the 64-byte loop */
-    size_t good = 0, escapedUntil = 0;
-    for (size_t i = 0; i + 16 <= length; i += 16) {
-        /* Runs of plain ASCII (no backslash), 64 bytes at a time. */
-        while (previousPlain && i + 64 <= length) {
-            const __m128i a = _mm_loadu_si128((const __m128i *)(data + i));
-            const __m128i b = _mm_loadu_si128((const __m128i *)(data + i + 16));
-            const __m128i c = _mm_loadu_si128((const __m128i *)(data + i + 32));
-            const __m128i d = _mm_loadu_si128((const __m128i *)(data + i + 48));
-            const __m128i high = _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d));
-            const __m128i slashes = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(a, backslash), _mm_cmpeq_epi8(b, backslash)),
-                _mm_or_si128(_mm_cmpeq_epi8(c, backslash), _mm_cmpeq_epi8(d, backslash)));
-            if (_mm_movemask_epi8(_mm_or_si128(high, slashes)) != 0) {
-                previousPlain = 0;
-                break;
+    /* Whether the next block's first byte is escaped (cyajl_escaped_mask). */
+    uint64_t carry = 0;
+    /* The `u` of the low half of the last surrogate pair found, and the end of that pair. */
+    size_t pairedLow = SIZE_MAX, pairEnd = 0;
+    size_t good = 0;
+    /* 64 bytes a step, with the two bytes after the block readable (a `\u`'s first two digits). */
+    for (size_t i = 0; i + 66 <= length; i += 64) {
+        const __m128i v[4] = {
+            _mm_loadu_si128((const __m128i *)(data + i)), _mm_loadu_si128((const __m128i *)(data + i + 16)),
+            _mm_loadu_si128((const __m128i *)(data + i + 32)), _mm_loadu_si128((const __m128i *)(data + i + 48))};
+        const int anyHigh = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(v[0], v[1]), _mm_or_si128(v[2], v[3])));
+        if (anyHigh != 0 || previousIncomplete) {
+            for (int k = 0; k < 4; k++) {
+                const __m128i input = v[k];
+                const __m128i prev1 = _mm_alignr_epi8(input, previous, 15);
+                const __m128i prev2 = _mm_alignr_epi8(input, previous, 14);
+                const __m128i prev3 = _mm_alignr_epi8(input, previous, 13);
+                __m128i special = _mm_shuffle_epi8(byte1High, cyajl_high_nibbles(prev1));
+                special = _mm_and_si128(special, _mm_shuffle_epi8(byte1Low, _mm_and_si128(prev1, _mm_set1_epi8(0x0F))));
+                special = _mm_and_si128(special, _mm_shuffle_epi8(byte2High, cyajl_high_nibbles(input)));
+                /* Two continuations are right where a lead two or three bytes back requires them. */
+                const __m128i required = _mm_or_si128(
+                    _mm_subs_epu8(prev2, _mm_set1_epi8((char)(0xE0 - 0x80))),
+                    _mm_subs_epu8(prev3, _mm_set1_epi8((char)(0xF0 - 0x80))));
+                const __m128i error = _mm_xor_si128(_mm_and_si128(required, _mm_set1_epi8((char)0x80)), special);
+                if (_mm_movemask_epi8(_mm_cmpeq_epi8(error, zero)) != 0xFFFF) return good;
+                previous = input;
             }
-            previous = d;
-            i += 64;
-            if (escapedUntil <= i) good = i;
         }
-        if (i + 16 > length) break;
-        const __m128i input = _mm_loadu_si128((const __m128i *)(data + i));
-        const int highBits = _mm_movemask_epi8(input);
-        if (highBits != 0 || previousIncomplete) {
-            const __m128i prev1 = _mm_alignr_epi8(input, previous, 15);
-            const __m128i prev2 = _mm_alignr_epi8(input, previous, 14);
-            const __m128i prev3 = _mm_alignr_epi8(input, previous, 13);
-            __m128i special = _mm_shuffle_epi8(byte1High, cyajl_high_nibbles(prev1));
-            special = _mm_and_si128(special, _mm_shuffle_epi8(byte1Low, _mm_and_si128(prev1, _mm_set1_epi8(0x0F))));
-            special = _mm_and_si128(special, _mm_shuffle_epi8(byte2High, cyajl_high_nibbles(input)));
-            /* Two continuations are right where a lead two or three bytes back requires them. */
-            const __m128i required = _mm_or_si128(
-                _mm_subs_epu8(prev2, _mm_set1_epi8((char)(0xE0 - 0x80))),
-                _mm_subs_epu8(prev3, _mm_set1_epi8((char)(0xF0 - 0x80))));
-            const __m128i error = _mm_xor_si128(_mm_and_si128(required, _mm_set1_epi8((char)0x80)), special);
-            if (_mm_movemask_epi8(_mm_cmpeq_epi8(error, zero)) != 0xFFFF) return good;
+        previous = v[3];
+        /* The `\u` escapes of surrogates (a `u` escaped, then d or D, then 8 to F): a high one must
+         * be followed by a `\u` of a low one; anything else stops here. */
+        const uint64_t backslashes = cyajl_mask64_equal(data + i, '\\');
+        uint64_t us = 0;
+        if ((backslashes | carry) != 0) {
+            us = cyajl_escaped_mask(backslashes, &carry) & cyajl_mask64_equal(data + i, 'u');
+            if (us != 0) {
+                uint64_t candidates = us & cyajl_mask64_surrogate_digit(data + i + 1, 1)
+                    & cyajl_mask64_surrogate_digit(data + i + 2, 2);
+                while (candidates != 0) {
+                    const size_t p = i + (size_t)__builtin_ctzll(candidates);
+                    candidates &= candidates - 1;
+                    if (p == pairedLow) continue;
+                    if (p + 11 > length) return good;
+                    const int code = cyajl_hex4(data + p + 1);
+                    if (code < 0xD800 || code > 0xDFFF) continue;  /* not hexadecimal (YAJL reports it), or not a surrogate */
+                    if (code > 0xDBFF) return good;  /* a lone low surrogate */
+                    const int low = data[p + 5] == '\\' && data[p + 6] == 'u' ? cyajl_hex4(data + p + 7) : -1;
+                    if (low < 0xDC00 || low > 0xDFFF) return good;  /* a lone high surrogate */
+                    pairedLow = p + 6;
+                    pairEnd = p + 11;
+                }
+            }
         }
-        unsigned backslashes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(input, backslash));
-        previousPlain = highBits == 0 && backslashes == 0;
-        while (backslashes != 0) {
-            const size_t p = i + (size_t)__builtin_ctz(backslashes);
-            backslashes &= backslashes - 1;
-            if (p < escapedUntil) continue;  /* an escaped backslash */
-            if (p + 1 >= length) return p;
-            if (data[p + 1] != 'u') {  /* a one-character escape (a non-ASCII byte is checked as UTF-8 above) */
-                escapedUntil = p + 2;
-                continue;
-            }
-            if (p + 6 > length) return p;
-            const int code = cyajl_hex4(data + p + 2);
-            if (code < 0) {  /* not an escape: YAJL reports it */
-                escapedUntil = p + 2;
-                continue;
-            }
-            if (code < 0xD800 || code > 0xDFFF) {
-                escapedUntil = p + 6;
-                continue;
-            }
-            if (code > 0xDBFF || p + 12 > length) return p;  /* a lone low surrogate, or cut */
-            const int low = data[p + 6] == '\\' && data[p + 7] == 'u' ? cyajl_hex4(data + p + 8) : -1;
-            if (low < 0xDC00 || low > 0xDFFF) return p;  /* a lone high surrogate */
-            escapedUntil = p + 12;
-        }
-        previous = input;
-        previousIncomplete = highBits != 0 && (data[i + 15] >= 0xC0 || data[i + 14] >= 0xE0 || data[i + 13] >= 0xF0);
-        if (!previousIncomplete && escapedUntil <= i + 16) good = i + 16;
+        /* Where the next block starts on a character boundary outside any escape, else the last
+         * such place before it: the lead byte of a sequence the block cuts, the backslash that
+         * escapes the next block's first byte, or the start of a `\u` escape or pair that crosses. */
+        size_t next = i + 64;
+        previousIncomplete = (_mm_movemask_epi8(v[3]) != 0)
+            && (data[i + 63] >= 0xC0 || data[i + 62] >= 0xE0 || data[i + 61] >= 0xF0);
+        if (previousIncomplete) next = data[i + 63] >= 0xC0 ? i + 63 : data[i + 62] >= 0xE0 ? i + 62 : i + 61;
+        if (carry && i + 63 < next) next = i + 63;
+        if ((us >> 60) != 0 && i + 62 - (size_t)__builtin_clzll(us) < next) next = i + 62 - (size_t)__builtin_clzll(us);
+        if (pairEnd > i + 64 && pairEnd - 12 < next) next = pairEnd - 12;
+        good = next;
     }
     return good;
 }

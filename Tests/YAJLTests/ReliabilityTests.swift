@@ -154,7 +154,6 @@ struct ReliabilityTests {
     /// input (valid and broken sequences, escapes good and bad, long ASCII runs) cut at random
     /// points, both find the same first failure, or none.
     @Test func theVectorPathAgreesWithTheByteByByteCheck() {
-        var generator = SystemRandomNumberGenerator()
         let pieces: [[UInt8]] = [
             Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8), Array("é".utf8), Array("東京".utf8), Array("😀".utf8),
             Array(#"\n"#.utf8), Array(#"\\"#.utf8), Array(#"\u00e9"#.utf8), Array(#"\ud83d\ude00"#.utf8),
@@ -167,9 +166,42 @@ struct ReliabilityTests {
             [0xE2, 0x82],
             [0xF0, 0x9F], Array(#"\ud83d"#.utf8), Array(#"\ude00"#.utf8), Array(#"\ud83dx"#.utf8), Array(#"\u12"#.utf8),
         ]
-        for round in 0..<600 {
-            var input: [UInt8] = []
-            for _ in 0..<Int.random(in: 1...80, using: &generator) {
+        Self.expectVectorPathAgrees(pieces: pieces, broken: broken, rounds: 600, pieceCounts: 1...80)
+    }
+
+    /// The same on text that is mostly escapes (the vector path finds them 64 bytes at a time,
+    /// `escape_masks.h`): runs of backslashes of every length, `\u` escapes whose digits or pair
+    /// cross a block's end, surrogates of both cases next to `\ud55c` (a `d` that is not one), lone
+    /// halves, after a prefix of 0 to 63 bytes so that each lands at every place in a block.
+    @Test func theVectorPathAgreesOnTextFullOfEscapes() {
+        let pieces: [[UInt8]] = [
+            Array(#"\n"#.utf8), Array(#"\\"#.utf8), Array(#"\""#.utf8), Array(#"\/"#.utf8), Array(#"\u00e9"#.utf8),
+            Array(#"\ud83d\ude00"#.utf8), Array(#"\uD83D\uDE00"#.utf8), Array(#"\uDBFF\uDFFF"#.utf8),
+            Array(#"\ud55c"#.utf8), Array(#"\uD7FF"#.utf8), Array(#"\\\\\\"#.utf8), Array(#"\\u"#.utf8),
+            Array(#"\\ud800"#.utf8), Array("a".utf8), Array("u".utf8), Array("é".utf8), Array("😀".utf8),
+        ]
+        let broken: [[UInt8]] = [
+            Array(#"\ud83d"#.utf8), Array(#"\ude00"#.utf8), Array(#"\uDC00"#.utf8), Array(#"\ud83d\u0041"#.utf8),
+            Array(#"\ud83dx"#.utf8), Array(#"\ud83d\n"#.utf8), Array(#"\u12"#.utf8), Array(#"\uZZZZ"#.utf8),
+            Array(#"\"#.utf8), [0x5C, 0xC3, 0xA9], [0xED, 0xA0, 0x80], [0xE2, 0x82],
+        ]
+        Self.expectVectorPathAgrees(pieces: pieces, broken: broken, rounds: 1500, pieceCounts: 20...120, shifts: true)
+    }
+
+    /// Random input from `pieces` (and now and then one of `broken`), cut at random points: the
+    /// vector path and the byte-by-byte check find the same first failure, or none, and cutting
+    /// changes nothing.
+    static func expectVectorPathAgrees(
+        pieces: [[UInt8]],
+        broken: [[UInt8]],
+        rounds: Int,
+        pieceCounts: ClosedRange<Int>,
+        shifts: Bool = false
+    ) {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<rounds {
+            var input: [UInt8] = shifts ? Array(repeating: UInt8(ascii: "a"), count: round % 64) : []
+            for _ in 0..<Int.random(in: pieceCounts, using: &generator) {
                 input += pieces.randomElement(using: &generator)!
                 if round % 3 == 0 && Int.random(in: 0..<40, using: &generator) == 0 {
                     input += broken.randomElement(using: &generator)!

@@ -107,6 +107,41 @@ struct SyntaxScannerTests {
         #expect(accepted > 40, "only \(accepted) of 400 generated documents were valid")
     }
 
+    /// Long strings and keys full of escapes (the scanner checks them 64 bytes at a time in C,
+    /// `cyajl_scan_escaped_string`), after 0 to 63 bytes so that every escape lands at every place
+    /// in a block: valid, then with one byte replaced at a random place by a control byte, a quote,
+    /// a backslash, `u`, or a letter that is neither an escape nor a hexadecimal digit. The
+    /// scanner's verdict is the parse's at every read size.
+    @Test(arguments: 0..<4)
+    func stringsFullOfEscapes(seed: UInt64) throws {
+        var random = NumberParsingTests.SplitMix(state: 0xE5C &+ seed)
+        let pieces = [
+            #"\n"#, #"\""#, #"\\"#, #"\/"#, #"\b"#, #"\f"#, #"\r"#, #"\t"#, #"\u00e9"#, #"\uD83D\uDE00"#, #"\\\\"#,
+            #"\\u"#, "ab", "u", "é", " ",
+        ]
+        let replacements: [UInt8] = [
+            0x01, 0x1F, UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "g"),
+        ]
+        var accepted = 0
+        var rejected = 0
+        for round in 0..<64 {
+            var text = String(repeating: "a", count: round)
+            let length = round + 70 + Int(random.next() % 400)
+            while text.utf8.count < length { text += pieces[Int(random.next() % UInt64(pieces.count))] }
+            let document = Array(("{\"k\":[\"" + text + "\",\"" + text + "\"],\"" + text + "\":1}").utf8)
+            try Self.expectSameVerdict(document, "escapes, round \(round)")
+            for _ in 0..<8 {
+                var damaged = document
+                let at = 7 + Int(random.next() % UInt64(document.count - 12))
+                damaged[at] = replacements[Int(random.next() % UInt64(replacements.count))]
+                if Self.fullPass(damaged) == nil { accepted += 1 } else { rejected += 1 }
+                try Self.expectSameVerdict(damaged, "escapes, round \(round), byte \(at) replaced")
+            }
+        }
+        // Both verdicts must occur, or only one direction would be tested.
+        #expect(rejected > 100 && accepted > 10, "\(accepted) damaged documents valid, \(rejected) not")
+    }
+
     /// Real documents (the generator's kinds, and the shared corpus when present) at reads that
     /// cut every kind of token somewhere: all valid; then each cut short, or with one byte
     /// changed, at 12 places: the scanner's verdict is the parse's.

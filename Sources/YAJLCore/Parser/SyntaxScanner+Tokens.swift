@@ -59,6 +59,18 @@ extension SyntaxScanner {
                 }
                 // A control character (below 0x20) must be escaped.
                 guard byte == UInt8(ascii: "\\") else { return nil }
+                // Escapes: 64 bytes at a time in C while whole blocks remain (escape_masks.h), to
+                // the closing quote (a negative answer) or to where it leaves the rest to the
+                // state machine here.
+                let vouched = cyajl_scan_escaped_string(bytes, count, index &- 1)
+                if vouched < 0 {
+                    state = StringState.closed
+                    return ~vouched
+                }
+                if vouched >= index {
+                    index = vouched
+                    continue
+                }
                 current = StringState.escape
             case StringState.escape:
                 if index == count {
