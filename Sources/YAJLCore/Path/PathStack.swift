@@ -47,11 +47,15 @@ struct PathStack {
     /// Whether the innermost open container is an array.
     var innermostIsArray: Bool { depth > 0 && frames[depth - 1].isArray }
 
-    /// Called before every value (scalar or container start): moves an enclosing array to its next index.
+    /// Called before every value (scalar or container start): moves an enclosing array to its next
+    /// index. Without a branch on the container's kind (an object's index is unused, and adds 0):
+    /// where arrays and objects alternate irregularly (GeoJSON, deep nesting) that branch was
+    /// mispredicted often enough to be a third of the time of a container's start.
     @inline(__always)
     mutating func willStartValue() {
-        if depth > 0 && frames[depth - 1].isArray {
-            frames[depth - 1].index &+= 1
+        if depth > 0 {
+            let top = frames.base + (depth &- 1)
+            top.pointee.index &+= top.pointee.isArray ? 1 : 0
         }
     }
 
