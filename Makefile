@@ -12,6 +12,8 @@
 #   make format      swift-format applied to the whole tree
 #   make bench-peers ijson, orjson, json, jq, json_verify and json_reformat beside yajl, and
 #                    Decodable records beside JSONDecoder and ijson: Docs/Peers.md
+#   make bench-shapes validate, minify and typed events beside json_verify, json_reformat and C on
+#                    seven documents of unusual shapes (escapes, deep nesting, ...): Docs/Shapes.md
 #   make bench-size  the peak and resident memory of `yajl validate` beside json_verify, by mapping
 
 SWIFT      ?= swift
@@ -59,7 +61,7 @@ SWIFT_RELEASE = $(SWIFT) build -c release $(RELEASE_FLAGS)
 FUZZ_SECONDS ?= 60
 SMOKE_FUZZ_SECONDS ?= 30
 
-.PHONY: all deps static-libs build release test docs lint format bench-peers bench-size bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
+.PHONY: all deps static-libs build release test docs lint format bench-peers bench-shapes bench-size bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
 
 all: build
 
@@ -148,6 +150,7 @@ bench-report: deps
 	$(SWIFT_RELEASE) --product YAJLBenchmarks
 	$(BIN)/YAJLBenchmarks --report --large $(BENCH_ARGS)
 	@$(MAKE) --no-print-directory bench-peers
+	@$(MAKE) --no-print-directory bench-shapes
 
 # The resident memory of `yajl validate` beside json_verify, and what it is made of (smaps).
 SIZE_DOC ?= $(firstword $(wildcard ../shared/corpus/twitter.json) .build/bench-data/records-16MiB.json)
@@ -170,6 +173,13 @@ bench-peers: release
 	  head -c 96 $$f 2>/dev/null | grep -q '"version":$(GENERATOR_VERSION)}' || \
 	  $(BIN)/yajl generate $$f --kind $$kind --size 16M > /dev/null; done
 	python3 Benchmarks/peers.py --rounds 3 $(PEER_DOCS) $(wildcard ../shared/corpus/canada.json ../shared/corpus/citm_catalog.json ../shared/corpus/twitter.json)
+
+# Seven documents of one unusual shape each (non-ASCII text, escapes, small integers, deep nesting,
+# literals, long strings, indentation): validate, minify and typed events beside json_verify,
+# json_reformat and C over libyajl, each as its own process: Docs/Shapes.md.
+bench-shapes: release
+	$(SWIFT_RELEASE) --product YAJLBenchmarks
+	python3 Benchmarks/shapes.py
 
 clean:
 	rm -rf .build $(DEMO_DIR)
