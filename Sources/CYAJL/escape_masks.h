@@ -16,7 +16,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 /*
  * The escaped bytes of a 64-byte block whose backslashes are `backslashes`: a byte is escaped when
@@ -52,6 +51,7 @@ static inline uint64_t cyajl_escaped_mask(uint64_t backslashes, uint64_t *carry)
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <string.h>
 
 /* Bit k set when byte k of the 64 at `data` equals `byte`. */
 static inline uint64_t cyajl_mask64_equal(const uint8_t *data, char byte) {
@@ -147,6 +147,13 @@ static inline long cyajl_scan_escaped_string(const uint8_t *data, long length, l
         carry = next;
     }
     return good;
+}
+#else
+/* Without SSE2 nothing is vouched for: the scanner's own state machine does all of it. */
+static inline long cyajl_scan_escaped_string(const uint8_t *data, long length, long from) {
+    (void)data;
+    (void)length;
+    return from;
 }
 #endif
 
