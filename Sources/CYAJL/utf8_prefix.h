@@ -125,7 +125,18 @@ static inline size_t cyajl_utf8_prefix_ssse3(const uint8_t *data, size_t length)
         const __m128i v[4] = {
             _mm_loadu_si128((const __m128i *)(data + i)), _mm_loadu_si128((const __m128i *)(data + i + 16)),
             _mm_loadu_si128((const __m128i *)(data + i + 32)), _mm_loadu_si128((const __m128i *)(data + i + 48))};
+        const __m128i slash = _mm_set1_epi8('\\');
+        const __m128i b[4] = {
+            _mm_cmpeq_epi8(v[0], slash), _mm_cmpeq_epi8(v[1], slash), _mm_cmpeq_epi8(v[2], slash),
+            _mm_cmpeq_epi8(v[3], slash)};
         const int anyHigh = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(v[0], v[1]), _mm_or_si128(v[2], v[3])));
+        const int anyBackslash = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(b[0], b[1]), _mm_or_si128(b[2], b[3])));
+        if ((anyHigh | anyBackslash) == 0 && !previousIncomplete && !carry) {
+            /* Plain ASCII after a clean end: nothing to check, and the block ends clean. */
+            previous = v[3];
+            good = i + 64;
+            continue;
+        }
         if (anyHigh != 0 || previousIncomplete) {
             for (int k = 0; k < 4; k++) {
                 const __m128i input = v[k];
@@ -147,7 +158,9 @@ static inline size_t cyajl_utf8_prefix_ssse3(const uint8_t *data, size_t length)
         previous = v[3];
         /* The `\u` escapes of surrogates (a `u` escaped, then d or D, then 8 to F): a high one must
          * be followed by a `\u` of a low one; anything else stops here. */
-        const uint64_t backslashes = cyajl_mask64_equal(data + i, '\\');
+        const uint64_t backslashes = (uint64_t)(uint16_t)_mm_movemask_epi8(b[0])
+            | (uint64_t)(uint16_t)_mm_movemask_epi8(b[1]) << 16 | (uint64_t)(uint16_t)_mm_movemask_epi8(b[2]) << 32
+            | (uint64_t)(uint16_t)_mm_movemask_epi8(b[3]) << 48;
         uint64_t us = 0;
         if ((backslashes | carry) != 0) {
             us = cyajl_escaped_mask(backslashes, &carry) & cyajl_mask64_equal(data + i, 'u');
