@@ -121,22 +121,38 @@ static inline size_t cyajl_utf8_prefix_ssse3(const uint8_t *data, size_t length)
     size_t pairedLow = SIZE_MAX, pairEnd = 0;
     size_t good = 0;
     /* 64 bytes a step, with the two bytes after the block readable (a `\u`'s first two digits). */
+    const __m128i slash = _mm_set1_epi8('\\');
     for (size_t i = 0; i + 66 <= length; i += 64) {
+        if (!previousIncomplete && !carry) {
+            /* Runs of plain ASCII (no byte from 0x80, no backslash) after a clean end: one test a
+             * block, and each such block ends clean. */
+            const size_t start = i;
+            while (i + 66 <= length) {
+                const __m128i a = _mm_loadu_si128((const __m128i *)(data + i));
+                const __m128i b = _mm_loadu_si128((const __m128i *)(data + i + 16));
+                const __m128i c = _mm_loadu_si128((const __m128i *)(data + i + 32));
+                const __m128i d = _mm_loadu_si128((const __m128i *)(data + i + 48));
+                const __m128i high = _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d));
+                const __m128i slashes = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(a, slash), _mm_cmpeq_epi8(b, slash)),
+                    _mm_or_si128(_mm_cmpeq_epi8(c, slash), _mm_cmpeq_epi8(d, slash)));
+                if (_mm_movemask_epi8(_mm_or_si128(high, slashes)) != 0) break;
+                i += 64;
+            }
+            if (i != start) {
+                good = i;
+                /* ASCII before a block checks as zeros do (only the previous bytes' kind counts). */
+                previous = zero;
+            }
+            if (i + 66 > length) break;
+        }
         const __m128i v[4] = {
             _mm_loadu_si128((const __m128i *)(data + i)), _mm_loadu_si128((const __m128i *)(data + i + 16)),
             _mm_loadu_si128((const __m128i *)(data + i + 32)), _mm_loadu_si128((const __m128i *)(data + i + 48))};
-        const __m128i slash = _mm_set1_epi8('\\');
         const __m128i b[4] = {
             _mm_cmpeq_epi8(v[0], slash), _mm_cmpeq_epi8(v[1], slash), _mm_cmpeq_epi8(v[2], slash),
             _mm_cmpeq_epi8(v[3], slash)};
         const int anyHigh = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(v[0], v[1]), _mm_or_si128(v[2], v[3])));
-        const int anyBackslash = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(b[0], b[1]), _mm_or_si128(b[2], b[3])));
-        if ((anyHigh | anyBackslash) == 0 && !previousIncomplete && !carry) {
-            /* Plain ASCII after a clean end: nothing to check, and the block ends clean. */
-            previous = v[3];
-            good = i + 64;
-            continue;
-        }
         if (anyHigh != 0 || previousIncomplete) {
             for (int k = 0; k < 4; k++) {
                 const __m128i input = v[k];
