@@ -53,15 +53,14 @@ static inline uint64_t cyajl_escaped_mask(uint64_t backslashes, uint64_t *carry)
 #include <emmintrin.h>
 #include <string.h>
 
-/* Bit k set when byte k of the 64 at `data` equals `byte`. */
-static inline uint64_t cyajl_mask64_equal(const uint8_t *data, char byte) {
-    const __m128i wanted = _mm_set1_epi8(byte);
-    uint64_t mask = 0;
-    for (int k = 0; k < 4; k++) {
-        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(data + 16 * k));
-        mask |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, wanted)) << (16 * k);
-    }
-    return mask;
+/* Bits 16k to 16k+15 of a 64-byte block's mask: the bytes of its k-th 16 for which `x` is set. */
+static inline uint64_t cyajl_bits_at(__m128i x, int k) {
+    return (uint64_t)(uint16_t)_mm_movemask_epi8(x) << (16 * k);
+}
+
+/* The mask of a 64-byte block (bit k for byte k) from the compares of its four 16s. */
+static inline uint64_t cyajl_bits64(__m128i a, __m128i b, __m128i c, __m128i d) {
+    return cyajl_bits_at(a, 0) | cyajl_bits_at(b, 1) | cyajl_bits_at(c, 2) | cyajl_bits_at(d, 3);
 }
 
 /* The masks of one 64-byte block inside a string. */
@@ -83,8 +82,6 @@ static inline cyajl_string_masks cyajl_string_block(const uint8_t *data) {
     cyajl_string_masks m = {0, 0, 0, 0, 0, 0};
     for (int k = 0; k < 4; k++) {
         const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(data + 16 * k));
-        const int shift = 16 * k;
-#define CYAJL_BITS(x) ((uint64_t)(uint16_t)_mm_movemask_epi8(x) << shift)
         const __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
         const __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
         const __m128i u = _mm_cmpeq_epi8(v, _mm_set1_epi8('u'));
@@ -99,13 +96,12 @@ static inline cyajl_string_masks cyajl_string_block(const uint8_t *data) {
         /* A control byte: its unsigned maximum with 0x1F is 0x1F. */
         const __m128i highestControl = _mm_set1_epi8(0x1F);
         const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(v, highestControl), highestControl);
-        m.quotes |= CYAJL_BITS(quote);
-        m.backslashes |= CYAJL_BITS(backslash);
-        m.controls |= CYAJL_BITS(control);
-        m.escapable |= CYAJL_BITS(escapable);
-        m.hex |= CYAJL_BITS(cyajl_hex_digits(v));
-        m.u |= CYAJL_BITS(u);
-#undef CYAJL_BITS
+        m.quotes |= cyajl_bits_at(quote, k);
+        m.backslashes |= cyajl_bits_at(backslash, k);
+        m.controls |= cyajl_bits_at(control, k);
+        m.escapable |= cyajl_bits_at(escapable, k);
+        m.hex |= cyajl_bits_at(cyajl_hex_digits(v), k);
+        m.u |= cyajl_bits_at(u, k);
     }
     return m;
 }
@@ -133,9 +129,9 @@ static inline long cyajl_scan_escaped_string(const uint8_t *data, long length, l
         const uint64_t tail = (uint64_t)(_mm_movemask_epi8(cyajl_hex_digits(_mm_cvtsi32_si128((int)after))) & 0xF);
         const __uint128_t hex = (__uint128_t)m.hex | ((__uint128_t)tail << 64);
         const uint64_t ends = m.quotes & ~escaped;
-        /* Only the bytes before the closing quote belong to the string. */
+        /* Only the bytes before the closing quote belong to the string (all of them when none). */
         const uint64_t inside = ends ? (ends & (0 - ends)) - 1 : ~(uint64_t)0;
-        const __uint128_t insideHex = ends ? (__uint128_t)(us & inside) : (__uint128_t)us;
+        const __uint128_t insideHex = us & inside;
         const __uint128_t needsHexInside = ((insideHex << 1) | (insideHex << 2) | (insideHex << 3) | (insideHex << 4));
         const uint64_t wrong = (m.controls | (escaped & ~m.escapable)) & inside;
         if (wrong != 0 || (needsHexInside & ~hex) != 0) return good;

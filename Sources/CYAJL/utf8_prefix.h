@@ -64,23 +64,28 @@ static inline __m128i cyajl_high_nibbles(__m128i v) {
     return _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(0x0F));
 }
 
-/* Bit k set when byte k of the 64 at `data` can be a surrogate escape's first digit (`which` 1: d or
- * D) or second (`which` 2: 8, 9, a to f, A to F). */
-static inline uint64_t cyajl_mask64_surrogate_digit(const uint8_t *data, int which) {
+/* Bit k set when byte k of the 64 at `data` is d or D (a surrogate escape's first digit). */
+static inline uint64_t cyajl_mask64_d(const uint8_t *data) {
     uint64_t mask = 0;
     for (int k = 0; k < 4; k++) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(data + 16 * k));
+        mask |= cyajl_bits_at(_mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('d')), k);
+    }
+    return mask;
+}
+
+/* Bit k set when byte k of the 64 at `data` is 8, 9, a to f or A to F (a surrogate escape's second
+ * digit). */
+static inline uint64_t cyajl_mask64_8_to_f(const uint8_t *data) {
+    uint64_t mask = 0;
+    for (int k = 0; k < 4; k++) {
+        /* With 0x20 set, 8 and 9 stay themselves and A to F become a to f. */
         const __m128i v = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(data + 16 * k)), _mm_set1_epi8(0x20));
-        __m128i hit;
-        if (which == 1) {
-            hit = _mm_cmpeq_epi8(v, _mm_set1_epi8('d'));
-        } else {
-            /* With 0x20 set, 8 and 9 stay themselves and A to F become a to f. */
-            const __m128i letters = _mm_sub_epi8(v, _mm_set1_epi8('a'));
-            hit = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('8')), _mm_cmpeq_epi8(v, _mm_set1_epi8('9'))),
-                _mm_cmpeq_epi8(_mm_min_epu8(letters, _mm_set1_epi8(5)), letters));
-        }
-        mask |= (uint64_t)(uint16_t)_mm_movemask_epi8(hit) << (16 * k);
+        const __m128i letters = _mm_sub_epi8(v, _mm_set1_epi8('a'));
+        const __m128i hit = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('8')), _mm_cmpeq_epi8(v, _mm_set1_epi8('9'))),
+            _mm_cmpeq_epi8(_mm_min_epu8(letters, _mm_set1_epi8(5)), letters));
+        mask |= cyajl_bits_at(hit, k);
     }
     return mask;
 }
@@ -174,15 +179,15 @@ static inline size_t cyajl_utf8_prefix_ssse3(const uint8_t *data, size_t length)
         previous = v[3];
         /* The `\u` escapes of surrogates (a `u` escaped, then d or D, then 8 to F): a high one must
          * be followed by a `\u` of a low one; anything else stops here. */
-        const uint64_t backslashes = (uint64_t)(uint16_t)_mm_movemask_epi8(b[0])
-            | (uint64_t)(uint16_t)_mm_movemask_epi8(b[1]) << 16 | (uint64_t)(uint16_t)_mm_movemask_epi8(b[2]) << 32
-            | (uint64_t)(uint16_t)_mm_movemask_epi8(b[3]) << 48;
+        const uint64_t backslashes = cyajl_bits64(b[0], b[1], b[2], b[3]);
         uint64_t us = 0;
         if ((backslashes | carry) != 0) {
-            us = cyajl_escaped_mask(backslashes, &carry) & cyajl_mask64_equal(data + i, 'u');
+            const __m128i u = _mm_set1_epi8('u');
+            us = cyajl_escaped_mask(backslashes, &carry)
+                & cyajl_bits64(_mm_cmpeq_epi8(v[0], u), _mm_cmpeq_epi8(v[1], u), _mm_cmpeq_epi8(v[2], u),
+                    _mm_cmpeq_epi8(v[3], u));
             if (us != 0) {
-                uint64_t candidates = us & cyajl_mask64_surrogate_digit(data + i + 1, 1)
-                    & cyajl_mask64_surrogate_digit(data + i + 2, 2);
+                uint64_t candidates = us & cyajl_mask64_d(data + i + 1) & cyajl_mask64_8_to_f(data + i + 2);
                 while (candidates != 0) {
                     const size_t p = i + (size_t)__builtin_ctzll(candidates);
                     candidates &= candidates - 1;

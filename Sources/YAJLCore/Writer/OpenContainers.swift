@@ -35,7 +35,7 @@ struct OpenContainers {
     @inline(__always)
     mutating func push(isArray: Bool) {
         precondition(count < 128, "deeper than the writer's limit")
-        let bit = UInt128(1) << UInt128(truncatingIfNeeded: count)
+        let bit = UInt128(1) &<< UInt128(truncatingIfNeeded: count)  // count < 128: no overshift
         arrays = isArray ? arrays | bit : arrays & ~bit
         count &+= 1
         expectingKey = !isArray
@@ -46,6 +46,6 @@ struct OpenContainers {
     @inline(__always)
     mutating func pop() {
         count &-= 1
-        innermostIsArray = count > 0 && (arrays >> UInt128(truncatingIfNeeded: count &- 1)) & 1 == 1
+        innermostIsArray = count > 0 && (arrays &>> UInt128(truncatingIfNeeded: count &- 1)) & 1 == 1
     }
 }
