@@ -7,7 +7,18 @@ import YAJLFixtures
 ///     YAJLBenchmarks --render Docs/perf-results.json
 @main
 struct YAJLBenchmarks {
-    static func main() throws {
+    /// Runs the command line; an error (a bad argument, a missing tool, a failed child) is printed
+    /// with the exit status 2, not raised to the top level as a trap.
+    static func main() {
+        do {
+            try run()
+        } catch {
+            FileHandle.standardError.write(Data("YAJLBenchmarks: \(error)\n".utf8))
+            exit(2)
+        }
+    }
+
+    private static func run() throws {
         var arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "--child", arguments.count == 3 {
             try runChild(caseName: arguments[1], documentJSON: arguments[2])
@@ -48,10 +59,20 @@ struct YAJLBenchmarks {
         let asJSON = flag("--json")
         let report = flag("--report")
         if quick { setenv("YAJL_BENCH_MIN_BYTES", String(8 << 20), 1) }
-        let rounds = Int(value("--rounds") ?? "") ?? 5
+        var rounds = 5
+        if let text = value("--rounds") {
+            guard let count = Int(text), count > 0 else {
+                throw BenchmarkError("--rounds wants a positive whole number, not \(text)")
+            }
+            rounds = count
+        }
         let caseFilter = value("--cases").map { Set($0.split(separator: ",").map(String.init)) }
+        if let unknown = caseFilter?.subtracting(allCases.map(\.name)).sorted(), !unknown.isEmpty {
+            let known = allCases.map(\.name).joined(separator: ", ")
+            throw BenchmarkError("unknown cases \(unknown); the cases are \(known)")
+        }
         let documentFilter = value("--documents").map { $0.split(separator: ",").map(String.init) }
-        guard arguments.isEmpty else { throw BenchmarkError("unknown arguments: \(arguments)") }
+        guard arguments.isEmpty else { throw BenchmarkError("unknown arguments \(arguments) (see --help)") }
         let log: (String) -> Void = { FileHandle.standardError.write(Data(("bench: " + $0 + "\n").utf8)) }
 
         var documents = DocumentSet.corpus(log: log)
