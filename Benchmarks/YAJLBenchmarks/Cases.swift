@@ -1,4 +1,4 @@
-// About 390 lines: the table of benchmark cases, one entry per measured operation, and the record
+// About 560 lines: the table of benchmark cases, one entry per measured operation, and the record
 // types they decode. A table reads best in one place.
 
 import CYAJLBaseline
@@ -105,6 +105,42 @@ private func geoJSONPoints(_ document: BenchmarkDocument, concurrently: Bool) th
     let reader = try JSONRecordReader(GeoJSONDocument.Feature.self, at: "$.features[*]", from: source, options: options)
     while let feature = try reader.next() { points += feature.geometry.points }
     return points
+}
+
+/// The same into ``PositionsDocument``'s types (a point as a struct read through an unkeyed
+/// container, rings as arrays of them), on one thread.
+private func geoJSONPositions(_ document: BenchmarkDocument) throws -> Int {
+    var options = JSONRecordOptions()
+    options.parsesConcurrently = false
+    let source: FileByteSource = .file(document.path)
+    var points = 0
+    if document.kind == "numbers" {
+        let reader = try JSONRecordReader(
+            PositionsDocument.Geometry.self,
+            at: "$.results[*]",
+            from: source,
+            options: options
+        )
+        while let geometry = try reader.next() { points += geometry.points }
+        return points
+    }
+    let reader = try JSONRecordReader(
+        PositionsDocument.Feature.self,
+        at: "$.features[*]",
+        from: source,
+        options: options
+    )
+    while let feature = try reader.next() { points += feature.geometry.points }
+    return points
+}
+
+/// The same with `JSONDecoder` on the whole file.
+private func foundationGeoJSONPositions(_ document: BenchmarkDocument) throws -> Int {
+    let data = try Data(contentsOf: URL(fileURLWithPath: document.path))
+    if document.kind == "numbers" {
+        return try JSONDecoder().decode(PositionPolygonsDocument.self, from: data).results.reduce(0) { $0 + $1.points }
+    }
+    return try JSONDecoder().decode(PositionsDocument.self, from: data).features.reduce(0) { $0 + $1.geometry.points }
 }
 
 /// The same with `JSONDecoder` on the whole file.
@@ -353,6 +389,21 @@ let allCases: [BenchmarkCase] = [
         run: foundationGeoJSONPoints
     ),
     BenchmarkCase(
+        name: "geojson-positions-1t",
+        group: "records",
+        summary:
+            "the same GeoJSON on one thread, each point a struct read through an unkeyed container, rings [[Position]]",
+        skipReason: geoJSONOnly,
+        run: geoJSONPositions
+    ),
+    BenchmarkCase(
+        name: "foundation-geojson-positions",
+        group: "Foundation",
+        summary: "JSONDecoder on the whole file into the same Position types",
+        skipReason: geoJSONOnly,
+        run: foundationGeoJSONPositions
+    ),
+    BenchmarkCase(
         name: "foundation-serialization",
         group: "Foundation",
         summary: "JSONSerialization.jsonObject on the whole file",
@@ -420,6 +471,37 @@ struct GeoJSONDocument: Decodable {
 /// The generated numbers document's shape: GeoJSON polygons under `results`.
 struct PolygonsDocument: Decodable {
     let results: [GeoJSONDocument.Geometry]
+}
+
+/// The same GeoJSON with each point a struct, `[lon, lat]` read through an unkeyed container (as
+/// user code often spells it): arrays of structs, not of numbers, and a container per point.
+struct PositionsDocument: Decodable {
+    struct Position: Decodable {
+        let longitude: Double
+        let latitude: Double
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            longitude = try container.decode(Double.self)
+            latitude = try container.decode(Double.self)
+        }
+    }
+    struct Geometry: Decodable {
+        let type: String
+        let coordinates: [[Position]]
+        var points: Int { coordinates.reduce(0) { $0 + $1.count } }
+    }
+    struct Feature: Decodable {
+        let type: String
+        let properties: [String: String]
+        let geometry: Geometry
+    }
+    let type: String
+    let features: [Feature]
+}
+
+/// ``PositionsDocument``'s geometries under `results` (the generated numbers document).
+struct PositionPolygonsDocument: Decodable {
+    let results: [PositionsDocument.Geometry]
 }
 
 /// The generated dates document's shape: snake_case keys, RFC 3339 dates.

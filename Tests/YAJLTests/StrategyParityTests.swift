@@ -323,4 +323,69 @@ struct StrategyParityTests {
         foundation.userInfo[Tagged.key] = "v2"
         #expect(Data(sink.data.dropLast()) == (try foundation.encode(Tagged())))
     }
+
+    /// A key strategy converts a type's coding keys, never a `[String: Value]` dictionary's keys,
+    /// in JSONEncoder and in ours (nested, and as the record itself).
+    @Test(arguments: [0, 1, 2])
+    func dictionaryKeysAreWrittenAsTheyAreUnderEveryKeyStrategy(strategy: Int) throws {
+        struct Labelled: Encodable {
+            let someLabel: String
+            let someCounts: [String: Int]
+            let nestedMaps: [String: [String: [Int]]]
+        }
+        let value = Labelled(
+            someLabel: "x",
+            someCounts: ["innerKey": 1, "x_y": 2, "": 3],
+            nestedMaps: ["outerKey": ["deepKey": [1, 2]], "empty": [:]]
+        )
+        let foundation = JSONEncoder()
+        var encoding = JSONRecordEncodingOptions()
+        let custom: @Sendable ([any CodingKey]) -> any CodingKey = { path in
+            RecordKey(stringValue: "k-" + path.last!.stringValue)
+        }
+        switch strategy {
+        case 0: break
+        case 1:
+            foundation.keyEncodingStrategy = .convertToSnakeCase
+            encoding.keyEncodingStrategy = .convertToSnakeCase
+        default:
+            foundation.keyEncodingStrategy = .custom(custom)
+            encoding.keyEncodingStrategy = .custom(custom)
+        }
+        let pairs = [
+            (try Self.written(value, encoding), try foundation.encode(value)),
+            (try Self.written(value.someCounts, encoding), try foundation.encode(value.someCounts)),
+        ]
+        for (ours, theirs) in pairs {
+            let theirTree = try JSONSerialization.jsonObject(with: theirs) as! NSDictionary
+            let ourTree = try JSONSerialization.jsonObject(with: ours) as! NSDictionary
+            #expect(
+                theirTree == ourTree,
+                "ours \(String(decoding: ours, as: UTF8.self)) theirs \(String(decoding: theirs, as: UTF8.self))"
+            )
+        }
+        if strategy == 1 {
+            let text = String(decoding: try Self.written(value, encoding), as: UTF8.self)
+            #expect(
+                text.contains(#""some_counts":{"#) && text.contains(#""innerKey":1"#)
+                    && text.contains(#""deepKey":[1,2]"#)
+            )
+        }
+    }
+
+    struct RecordKey: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    /// `value` as our writer writes it as one NDJSON record, without the newline.
+    static func written<T: Encodable>(_ value: T, _ encoding: JSONRecordEncodingOptions) throws -> Data {
+        let sink = MemoryOutputSink()
+        let writer = JSONRecordWriter<T>(to: sink, layout: .ndjson, encoding: encoding)
+        try writer.write(value)
+        try writer.finish()
+        return Data(sink.data.dropLast())
+    }
 }

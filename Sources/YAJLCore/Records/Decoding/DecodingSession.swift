@@ -24,6 +24,8 @@ final class DecodingSession {
     let snakeCaseKeys = SnakeCaseKeyCache()
     /// The object keys of owned `JSONValue`s, made once per distinct key.
     let keyStrings = KeyStringCache()
+    /// Which decoded types are arrays and dictionaries that the decoder's own loops decode.
+    let collectionTypes = CollectionTypeCache()
 
     /// Whether keys are compared as they are (no key strategy).
     let usesDefaultKeys: Bool
@@ -55,7 +57,10 @@ final class DecodingSession {
         memberHints.initialize(repeating: MemberHint.none, count: Self.memberHintDepth)
     }
 
-    deinit { memberHints.deallocate() }
+    deinit {
+        memberHints.deallocate()
+        collectionTypes.deallocate()
+    }
 
     /// The member hint slot for containers at `depth`; none below ``memberHintDepth``.
     func memberHint(depth: Int) -> UnsafeMutablePointer<MemberHint>? {

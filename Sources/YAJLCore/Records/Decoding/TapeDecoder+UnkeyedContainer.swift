@@ -27,8 +27,9 @@ extension TapeDecoder {
 struct UnkeyedContainer: UnkeyedDecodingContainer {
     /// Retained, as in ``KeyedContainer``.
     let decoder: TapeDecoder
-    /// Retained, as in ``KeyedContainer``.
-    let node: CodingPathNode
+    /// The array's coding-path node, made when first asked for: a struct decoded from an array
+    /// (a GeoJSON position `[lon, lat]`) then costs no node.
+    private var pendingNode: DeferredCodingPathNode
     /// The decoder generation the container belongs to.
     private let generation: Int
     private let end: Int
@@ -36,15 +37,17 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     private(set) var currentIndex = 0
     let count: Int?
 
-    init(decoder: TapeDecoder, array: Int, node: CodingPathNode) {
+    init(decoder: TapeDecoder, array: Int, node: DeferredCodingPathNode) {
         self.decoder = decoder
-        self.node = node
+        pendingNode = node
         generation = decoder.liveGeneration
         end = decoder.view.end(array)
         count = decoder.view.count(array)
         position = decoder.view.firstChild(array)
     }
 
+    /// The array's coding-path node (made now if it was not: not kept, outside mutating calls).
+    private var node: CodingPathNode { pendingNode.made }
     var codingPath: [any CodingKey] { node.codingPath }
     var isAtEnd: Bool { position >= end }
     private var view: TapeView { decoder.view }
@@ -113,32 +116,36 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let (value, index) = try next(type)
-        return try decoder.decode(type, at: value, node: DeferredCodingPathNode(index: index, parent: node))
+        return try decoder.decode(
+            type,
+            at: value,
+            node: DeferredCodingPathNode(index: index, parent: pendingNode.resolve())
+        )
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type
     ) throws -> KeyedDecodingContainer<NestedKey> {
         let (value, index) = try next(KeyedDecodingContainer<NestedKey>.self)
-        let node = elementNode(index)
-        guard view.kind(value) == .object else { throw Unbox.mismatch([String: Any].self, view, value, node) }
+        let node = DeferredCodingPathNode(index: index, parent: pendingNode.resolve())
+        guard view.kind(value) == .object else { throw Unbox.mismatch([String: Any].self, view, value, node.made) }
         return decoder.nestedKeyedContainer(
             keyedBy: NestedKey.self,
             object: value,
             depth: decoder.depth + 1,
-            node: DeferredCodingPathNode(node)
+            node: node
         )
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let (value, index) = try next((any UnkeyedDecodingContainer).self)
-        let node = elementNode(index)
-        guard view.kind(value) == .array else { throw Unbox.mismatch([Any].self, view, value, node) }
+        let node = DeferredCodingPathNode(index: index, parent: pendingNode.resolve())
+        guard view.kind(value) == .array else { throw Unbox.mismatch([Any].self, view, value, node.made) }
         return UnkeyedContainer(decoder: decoder, array: value, node: node)
     }
 
     mutating func superDecoder() throws -> any Decoder {
         let (value, index) = try next((any Decoder).self)
-        return TapeDecoder(nestedIn: decoder, index: value, node: elementNode(index))
+        return TapeDecoder(nestedIn: decoder, index: value, node: .index(index, parent: pendingNode.resolve()))
     }
 }

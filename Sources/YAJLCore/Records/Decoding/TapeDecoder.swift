@@ -123,7 +123,7 @@ final class TapeDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         try checkLive()
         guard view.kind(index) == .array else { throw Unbox.mismatch([Any].self, view, index, node) }
-        return UnkeyedContainer(decoder: self, array: index, node: node)
+        return UnkeyedContainer(decoder: self, array: index, node: pendingNode)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -232,7 +232,8 @@ final class TapeDecoder: Decoder {
     }
 
     /// Decodes `T` from the current value, with the special cases `JSONDecoder` has (dates, data,
-    /// URLs, decimals) and ours (`JSONValue`).
+    /// URLs, decimals, dictionaries keyed by strings) and ours (`JSONValue`, arrays: see
+    /// ``TapeDecodableCollection``).
     func decodeCurrent<T: Decodable>(_ type: T.Type) throws -> T {
         if let direct = KnownTypes.shared.direct(T.self) {
             return try decodeDirect(type, direct, at: index, node: node)
@@ -257,6 +258,9 @@ final class TapeDecoder: Decoder {
             let text = try Unbox.string(view, index, node)
             guard let url = URL(string: text) else { throw Unbox.corrupted("invalid URL '\(text)'", node) }
             return url as! T
+        }
+        if let collection = session.collectionTypes.collection(T.self) {
+            return try collection.decodeCollection(from: self, as: T.self)
         }
         return try T(from: self)
     }

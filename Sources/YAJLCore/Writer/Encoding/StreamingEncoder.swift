@@ -63,6 +63,7 @@ final class StreamingEncoder: Encoder {
         case let decimal as Decimal:
             try primitive { try writer.number(JSONNumber(text: "\(decimal)", value: .unrepresentable)) }
         case let json as JSONValue: try primitive { try write(json) }
+        case let dictionary as any StringKeyedEncodableDictionary: try dictionary.encodeMembers(to: self)
         default: try value.encode(to: self)
         }
     }
