@@ -184,4 +184,61 @@ struct CollectionDecodingParityTests {
             #expect(decoded?.nestedItems["x-a"] == [Item(id: 1, name: "n")])
         }
     }
+
+    /// Reads its array through two containers and a copy of one: each keeps its own place (a copy
+    /// made to peek at the first element does not move the original).
+    struct Peeking: Decodable, Equatable {
+        let kind: String
+        let values: [Int]
+        let again: [Int]
+        let peekedNext: Int
+        let counts: [Int?]
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            var peek = container
+            kind = try peek.decode(String.self)
+            var second = try decoder.unkeyedContainer()
+            _ = try container.decode(String.self)
+            var values: [Int] = []
+            while !container.isAtEnd { values.append(try container.decode(Int.self)) }
+            self.values = values
+            _ = try second.decode(String.self)
+            var again: [Int] = []
+            while !second.isAtEnd { again.append(try second.decode(Int.self)) }
+            self.again = again
+            peekedNext = try peek.decode(Int.self) * 100 + peek.currentIndex
+            counts = [container.count, second.count, peek.count]
+        }
+    }
+
+    /// Keeps one nested unkeyed container per element alive at once (more than the decoder
+    /// reuses), then reads them from the last to the first.
+    struct AllAtOnce: Decodable, Equatable {
+        let digest: Int
+        let indices: [Int]
+        init(from decoder: any Decoder) throws {
+            var outer = try decoder.unkeyedContainer()
+            var inners: [any UnkeyedDecodingContainer] = []
+            while !outer.isAtEnd { inners.append(try outer.nestedUnkeyedContainer()) }
+            var digest = 0
+            for index in inners.indices.reversed() {
+                while !inners[index].isAtEnd { digest = digest &* 31 &+ (try inners[index].decode(Int.self)) }
+            }
+            self.digest = digest
+            indices = inners.map(\.currentIndex)
+        }
+    }
+
+    @Test func unkeyedContainersAndTheirCopiesKeepTheirOwnPlace() {
+        var differences = Self.differences(
+            [Peeking].self,
+            [#"[["a",1,2,3],["b",4],["c",5,6]]"#, #"[["a"]]"#, #"[["a",1,"x"]]"#, #"[[1,2]]"#]
+        )
+        let many = "[" + (0..<40).map { "[\($0),\($0 * 7),\($0 % 5)]" }.joined(separator: ",") + "]"
+        differences += Self.differences(
+            [AllAtOnce].self,
+            ["[\(many),\(many)]", "[[[1],[2,3],[]],[]]", "[[[1],[2,\"x\"]]]", "[[[1],{}]]"]
+        )
+        #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+    }
 }

@@ -169,6 +169,28 @@ final class DecodingSession {
         return container
     }
 
+    /// The record decoder's unkeyed containers' fixed parts, made so far (at most
+    /// ``maxArrayPositions`` kept).
+    @exclusivity(unchecked) private var arrayPositions: [ArrayPosition] = []
+    private static let maxArrayPositions = 16
+
+    /// The fixed parts of a new unkeyed container over `array` at `node`: for the record decoder,
+    /// one made before that no container holds any more (the session's reference is the only
+    /// one), moved to `array`; else a new one. Reusing one saves an allocation per container
+    /// (GeoJSON's `[lon, lat]` decoded by a struct of its own: one per point). Decoders made by
+    /// `superDecoder` get new ones: they hold the session, which would then hold them.
+    func arrayPosition(for decoder: TapeDecoder, array: Int, node: DeferredCodingPathNode) -> ArrayPosition {
+        guard decoder.cachesContainers else { return ArrayPosition(decoder: decoder, array: array, node: node) }
+        for index in arrayPositions.indices where isKnownUniquelyReferenced(&arrayPositions[index]) {
+            let position = arrayPositions[index]
+            position.aim(at: array, node: node)
+            return position
+        }
+        let position = ArrayPosition(decoder: decoder, array: array, node: node)
+        if arrayPositions.count < Self.maxArrayPositions { arrayPositions.append(position) }
+        return position
+    }
+
     /// The decoder of records, reused from record to record.
     private var recordDecoder: TapeDecoder?
 

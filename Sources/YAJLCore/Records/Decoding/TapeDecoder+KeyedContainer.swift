@@ -266,11 +266,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let value = try require(key)
         guard view.kind(value) == .array else { throw Unbox.mismatch([Any].self, view, value, childNode(key)) }
-        return UnkeyedContainer(
-            decoder: decoder,
-            array: value,
-            node: DeferredCodingPathNode(key: key.stringValue, parent: node)
-        )
+        let node = DeferredCodingPathNode(key: key.stringValue, parent: node)
+        return UnkeyedContainer(session.arrayPosition(for: decoder, array: value, node: node), array: value)
     }
 
     func superDecoder() throws -> any Decoder {

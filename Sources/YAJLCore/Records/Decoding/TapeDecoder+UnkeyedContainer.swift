@@ -24,30 +24,64 @@ extension TapeDecoder {
     }
 }
 
-struct UnkeyedContainer: UnkeyedDecodingContainer {
-    /// Retained, as in ``KeyedContainer``.
+/// The parts of an unkeyed container that do not change as it moves: its decoder, its array's
+/// end and count, its coding-path node and its generation. A class shared by the container's
+/// copies (which each keep their own place), so that the container is three words and fits in the
+/// inline buffer of `any UnkeyedDecodingContainer`: no box is allocated per container, and none is
+/// made unique at every `decode`. The record decoder's are reused once no container holds them
+/// (``DecodingSession/arrayPosition(for:array:node:)``). Its properties are read and written by
+/// one thread, one access at a time: unchecked for exclusivity (the checks cost 30M instructions
+/// on 16 MiB of GeoJSON points).
+final class ArrayPosition {
+    /// Retained, as in ``ObjectPosition``.
     let decoder: TapeDecoder
+    /// The index just past the array's last element.
+    @exclusivity(unchecked) private(set) var end = 0
+    /// The number of elements.
+    @exclusivity(unchecked) private(set) var count = 0
     /// The array's coding-path node, made when first asked for: a struct decoded from an array
     /// (a GeoJSON position `[lon, lat]`) then costs no node.
-    private var pendingNode: DeferredCodingPathNode
+    @exclusivity(unchecked) var pendingNode: DeferredCodingPathNode
     /// The decoder generation the container belongs to.
-    private let generation: Int
-    private let end: Int
-    private var position: Int
-    private(set) var currentIndex = 0
-    let count: Int?
+    @exclusivity(unchecked) private(set) var generation = 0
 
     init(decoder: TapeDecoder, array: Int, node: DeferredCodingPathNode) {
         self.decoder = decoder
         pendingNode = node
-        generation = decoder.liveGeneration
-        end = decoder.view.end(array)
-        count = decoder.view.count(array)
-        position = decoder.view.firstChild(array)
+        aim(at: array, node: node)
     }
 
+    /// Moves the position to `array`, at `node`, in the decoder's current generation.
+    func aim(at array: Int, node: DeferredCodingPathNode) {
+        let view = decoder.view
+        end = view.end(array)
+        count = view.count(array)
+        if !pendingNode.isSame(as: node) { pendingNode = node }
+        generation = decoder.liveGeneration
+    }
+}
+
+struct UnkeyedContainer: UnkeyedDecodingContainer {
+    /// Shared by the container's copies; never changed while one holds it.
+    private let shared: ArrayPosition
+    /// The next element's entry.
+    private var position: Int
+    private(set) var currentIndex = 0
+
+    /// A container over `array`, whose fixed parts `shared` holds.
+    init(_ shared: ArrayPosition, array: Int) {
+        self.shared = shared
+        position = shared.decoder.view.firstChild(array)
+    }
+
+    /// Retained (through ``ArrayPosition``), as in ``KeyedContainer``.
+    private var decoder: TapeDecoder { shared.decoder }
+    private var end: Int { shared.end }
+    private var generation: Int { shared.generation }
+    var count: Int? { shared.count }
+
     /// The array's coding-path node (made now if it was not: not kept, outside mutating calls).
-    private var node: CodingPathNode { pendingNode.made }
+    private var node: CodingPathNode { shared.pendingNode.made }
     var codingPath: [any CodingKey] { node.codingPath }
     var isAtEnd: Bool { position >= end }
     private var view: TapeView { decoder.view }
@@ -119,7 +153,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         return try decoder.decode(
             type,
             at: value,
-            node: DeferredCodingPathNode(index: index, parent: pendingNode.resolve())
+            node: DeferredCodingPathNode(index: index, parent: shared.pendingNode.resolve())
         )
     }
 
@@ -127,7 +161,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         keyedBy type: NestedKey.Type
     ) throws -> KeyedDecodingContainer<NestedKey> {
         let (value, index) = try next(KeyedDecodingContainer<NestedKey>.self)
-        let node = DeferredCodingPathNode(index: index, parent: pendingNode.resolve())
+        let node = DeferredCodingPathNode(index: index, parent: shared.pendingNode.resolve())
         guard view.kind(value) == .object else { throw Unbox.mismatch([String: Any].self, view, value, node.made) }
         return decoder.nestedKeyedContainer(
             keyedBy: NestedKey.self,
@@ -139,13 +173,13 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let (value, index) = try next((any UnkeyedDecodingContainer).self)
-        let node = DeferredCodingPathNode(index: index, parent: pendingNode.resolve())
+        let node = DeferredCodingPathNode(index: index, parent: shared.pendingNode.resolve())
         guard view.kind(value) == .array else { throw Unbox.mismatch([Any].self, view, value, node.made) }
-        return UnkeyedContainer(decoder: decoder, array: value, node: node)
+        return UnkeyedContainer(decoder.session.arrayPosition(for: decoder, array: value, node: node), array: value)
     }
 
     mutating func superDecoder() throws -> any Decoder {
         let (value, index) = try next((any Decoder).self)
-        return TapeDecoder(nestedIn: decoder, index: value, node: .index(index, parent: pendingNode.resolve()))
+        return TapeDecoder(nestedIn: decoder, index: value, node: .index(index, parent: shared.pendingNode.resolve()))
     }
 }

@@ -123,7 +123,7 @@ final class TapeDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         try checkLive()
         guard view.kind(index) == .array else { throw Unbox.mismatch([Any].self, view, index, node) }
-        return UnkeyedContainer(decoder: self, array: index, node: pendingNode)
+        return UnkeyedContainer(session.arrayPosition(for: self, array: index, node: pendingNode), array: index)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
