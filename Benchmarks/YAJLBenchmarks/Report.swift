@@ -79,6 +79,21 @@ enum Report {
             )
         }
         for document in uniqued(results.map(\.document.name)) {
+            guard let ours = find(document, "geojson-positions-1t")?.medianMBps,
+                let theirs = find(document, "foundation-geojson-positions")?.medianMBps
+            else { continue }
+            lines.append(
+                String(
+                    format:
+                        "- %@ with each point a struct read through an unkeyed container (`[[Position]]`), one thread: %.1f MB/s vs JSONDecoder %.1f MB/s = %.1f×.",
+                    document,
+                    ours,
+                    theirs,
+                    ours / theirs
+                )
+            )
+        }
+        for document in uniqued(results.map(\.document.name)) {
             guard let records = find(document, "records-decodable"), let decoder = find(document, "foundation-decoder"),
                 let r = records.medianMBps, let d = decoder.medianMBps, let rp = records.peakBytes,
                 let dp = decoder.peakBytes
@@ -318,6 +333,9 @@ enum Report {
             `geojson-decodable`, `geojson-decodable-1t` and `foundation-geojson` (canada.json's features,
             and the generated numbers documents' polygons at `$.results[*]`, into typed GeoJSON structs,
             coordinates `[[[Double]]]`, by `JSONRecordReader` on two threads and one, and by `JSONDecoder`),
+            `geojson-positions-1t` and `foundation-geojson-positions` (the same documents with each point a
+            struct read through an unkeyed container, rings `[[Position]]`: arrays of structs, a container per
+            point),
             `writer-minify` (parse, then write minified
             through `JSONWriter`), `json_reformat-m` (YAJL's own tool as a process, peak RSS its own),
             `foundation-serialization`
