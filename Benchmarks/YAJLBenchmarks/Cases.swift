@@ -1,4 +1,4 @@
-// About 560 lines: the table of benchmark cases, one entry per measured operation, and the record
+// About 540 lines: the table of benchmark cases, one entry per measured operation, and the record
 // types they decode. A table reads best in one place.
 
 import CYAJLBaseline
@@ -85,71 +85,39 @@ private func geoJSONOnly(_ document: BenchmarkDocument) -> String? {
 }
 
 /// The points of the polygons in a GeoJSON document: canada.json's features, or the generated
-/// numbers document's `$.results[*]` (geometries), decoded by `JSONRecordReader` on two threads
-/// (its default) or one.
-private func geoJSONPoints(_ document: BenchmarkDocument, concurrently: Bool) throws -> Int {
+/// numbers document's `$.results[*]` (geometries), decoded by `JSONRecordReader` into `Feature`
+/// (or its geometry) on two threads (its default) or one.
+private func geoJSONPoints<Feature: GeoJSONFeature>(
+    _ document: BenchmarkDocument,
+    as feature: Feature.Type,
+    concurrently: Bool
+) throws -> Int {
     var options = JSONRecordOptions()
     options.parsesConcurrently = concurrently
     let source: FileByteSource = .file(document.path)
     var points = 0
     if document.kind == "numbers" {
-        let reader = try JSONRecordReader(
-            GeoJSONDocument.Geometry.self,
-            at: "$.results[*]",
-            from: source,
-            options: options
-        )
+        let reader = try JSONRecordReader(Feature.Geometry.self, at: "$.results[*]", from: source, options: options)
         while let geometry = try reader.next() { points += geometry.points }
         return points
     }
-    let reader = try JSONRecordReader(GeoJSONDocument.Feature.self, at: "$.features[*]", from: source, options: options)
+    let reader = try JSONRecordReader(Feature.self, at: "$.features[*]", from: source, options: options)
     while let feature = try reader.next() { points += feature.geometry.points }
     return points
 }
 
-/// The same into ``PositionsDocument``'s types (a point as a struct read through an unkeyed
-/// container, rings as arrays of them), on one thread.
-private func geoJSONPositions(_ document: BenchmarkDocument) throws -> Int {
-    var options = JSONRecordOptions()
-    options.parsesConcurrently = false
-    let source: FileByteSource = .file(document.path)
-    var points = 0
-    if document.kind == "numbers" {
-        let reader = try JSONRecordReader(
-            PositionsDocument.Geometry.self,
-            at: "$.results[*]",
-            from: source,
-            options: options
-        )
-        while let geometry = try reader.next() { points += geometry.points }
-        return points
-    }
-    let reader = try JSONRecordReader(
-        PositionsDocument.Feature.self,
-        at: "$.features[*]",
-        from: source,
-        options: options
-    )
-    while let feature = try reader.next() { points += feature.geometry.points }
-    return points
-}
-
-/// The same with `JSONDecoder` on the whole file.
-private func foundationGeoJSONPositions(_ document: BenchmarkDocument) throws -> Int {
+/// The same with `JSONDecoder` on the whole file: into `Features` (canada.json), or into
+/// `Geometries` (the numbers documents).
+private func foundationGeoJSONPoints<Features: GeoJSONFeatures, Geometries: GeoJSONGeometries>(
+    _ document: BenchmarkDocument,
+    as features: Features.Type,
+    or geometries: Geometries.Type
+) throws -> Int {
     let data = try Data(contentsOf: URL(fileURLWithPath: document.path))
     if document.kind == "numbers" {
-        return try JSONDecoder().decode(PositionPolygonsDocument.self, from: data).results.reduce(0) { $0 + $1.points }
+        return try JSONDecoder().decode(Geometries.self, from: data).results.reduce(0) { $0 + $1.points }
     }
-    return try JSONDecoder().decode(PositionsDocument.self, from: data).features.reduce(0) { $0 + $1.geometry.points }
-}
-
-/// The same with `JSONDecoder` on the whole file.
-private func foundationGeoJSONPoints(_ document: BenchmarkDocument) throws -> Int {
-    let data = try Data(contentsOf: URL(fileURLWithPath: document.path))
-    if document.kind == "numbers" {
-        return try JSONDecoder().decode(PolygonsDocument.self, from: data).results.reduce(0) { $0 + $1.points }
-    }
-    return try JSONDecoder().decode(GeoJSONDocument.self, from: data).features.reduce(0) { $0 + $1.geometry.points }
+    return try JSONDecoder().decode(Features.self, from: data).features.reduce(0) { $0 + $1.geometry.points }
 }
 
 private func datesOnly(_ document: BenchmarkDocument) -> String? {
@@ -372,21 +340,21 @@ let allCases: [BenchmarkCase] = [
         summary:
             "JSONRecordReader at $.features[*] (numbers: $.results[*]) into typed GeoJSON (coordinates as [[[Double]]])",
         skipReason: geoJSONOnly,
-        run: { try geoJSONPoints($0, concurrently: true) }
+        run: { try geoJSONPoints($0, as: GeoJSONDocument.Feature.self, concurrently: true) }
     ),
     BenchmarkCase(
         name: "geojson-decodable-1t",
         group: "records",
         summary: "the same, with parsesConcurrently off (one thread)",
         skipReason: geoJSONOnly,
-        run: { try geoJSONPoints($0, concurrently: false) }
+        run: { try geoJSONPoints($0, as: GeoJSONDocument.Feature.self, concurrently: false) }
     ),
     BenchmarkCase(
         name: "foundation-geojson",
         group: "Foundation",
         summary: "JSONDecoder on the whole file into the same GeoJSON types",
         skipReason: geoJSONOnly,
-        run: foundationGeoJSONPoints
+        run: { try foundationGeoJSONPoints($0, as: GeoJSONDocument.self, or: PolygonsDocument.self) }
     ),
     BenchmarkCase(
         name: "geojson-positions-1t",
@@ -394,14 +362,14 @@ let allCases: [BenchmarkCase] = [
         summary:
             "the same GeoJSON on one thread, each point a struct read through an unkeyed container, rings [[Position]]",
         skipReason: geoJSONOnly,
-        run: geoJSONPositions
+        run: { try geoJSONPoints($0, as: PositionsDocument.Feature.self, concurrently: false) }
     ),
     BenchmarkCase(
         name: "foundation-geojson-positions",
         group: "Foundation",
         summary: "JSONDecoder on the whole file into the same Position types",
         skipReason: geoJSONOnly,
-        run: foundationGeoJSONPositions
+        run: { try foundationGeoJSONPoints($0, as: PositionsDocument.self, or: PositionPolygonsDocument.self) }
     ),
     BenchmarkCase(
         name: "foundation-serialization",
@@ -452,14 +420,32 @@ struct RecordsDocument: Decodable {
     let results: [Record]
 }
 
+/// What the GeoJSON cases count, whichever types their points are decoded into: a geometry's
+/// points, a feature's geometry, a document's features or geometries.
+protocol GeoJSONGeometry: Decodable {
+    var points: Int { get }
+}
+protocol GeoJSONFeature: Decodable {
+    associatedtype Geometry: GeoJSONGeometry
+    var geometry: Geometry { get }
+}
+protocol GeoJSONFeatures: Decodable {
+    associatedtype Feature: GeoJSONFeature
+    var features: [Feature] { get }
+}
+protocol GeoJSONGeometries: Decodable {
+    associatedtype Geometry: GeoJSONGeometry
+    var results: [Geometry] { get }
+}
+
 /// canada.json's shape (GeoJSON): a FeatureCollection of polygons, each a list of rings of points.
-struct GeoJSONDocument: Decodable {
-    struct Geometry: Decodable {
+struct GeoJSONDocument: GeoJSONFeatures {
+    struct Geometry: GeoJSONGeometry {
         let type: String
         let coordinates: [[[Double]]]
         var points: Int { coordinates.reduce(0) { $0 + $1.count } }
     }
-    struct Feature: Decodable {
+    struct Feature: GeoJSONFeature {
         let type: String
         let properties: [String: String]
         let geometry: Geometry
@@ -469,13 +455,13 @@ struct GeoJSONDocument: Decodable {
 }
 
 /// The generated numbers document's shape: GeoJSON polygons under `results`.
-struct PolygonsDocument: Decodable {
+struct PolygonsDocument: GeoJSONGeometries {
     let results: [GeoJSONDocument.Geometry]
 }
 
 /// The same GeoJSON with each point a struct, `[lon, lat]` read through an unkeyed container (as
 /// user code often spells it): arrays of structs, not of numbers, and a container per point.
-struct PositionsDocument: Decodable {
+struct PositionsDocument: GeoJSONFeatures {
     struct Position: Decodable {
         let longitude: Double
         let latitude: Double
@@ -485,12 +471,12 @@ struct PositionsDocument: Decodable {
             latitude = try container.decode(Double.self)
         }
     }
-    struct Geometry: Decodable {
+    struct Geometry: GeoJSONGeometry {
         let type: String
         let coordinates: [[Position]]
         var points: Int { coordinates.reduce(0) { $0 + $1.count } }
     }
-    struct Feature: Decodable {
+    struct Feature: GeoJSONFeature {
         let type: String
         let properties: [String: String]
         let geometry: Geometry
@@ -500,7 +486,7 @@ struct PositionsDocument: Decodable {
 }
 
 /// ``PositionsDocument``'s geometries under `results` (the generated numbers document).
-struct PositionPolygonsDocument: Decodable {
+struct PositionPolygonsDocument: GeoJSONGeometries {
     let results: [PositionsDocument.Geometry]
 }
 
