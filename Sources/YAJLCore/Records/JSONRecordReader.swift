@@ -13,7 +13,7 @@
 ///
 /// With ``JSONRecordOptions/parsesConcurrently`` (the default on more than one core) the source is
 /// read and parsed on a thread of its own, started by the first `next()`, while `next()` decodes;
-/// up to three batches of 64 KiB of parsed records are then in memory. Dropping the reader stops
+/// up to nine batches of about 64 KiB of parsed records are then in memory. Dropping the reader stops
 /// that thread after its current read and releases the source.
 public final class JSONRecordReader<Record: Decodable> {
     private let stream: RecordStream<Record>
