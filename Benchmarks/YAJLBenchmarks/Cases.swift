@@ -421,11 +421,12 @@ struct RecordsDocument: Decodable {
 }
 
 /// What the GeoJSON cases count, whichever types their points are decoded into: a geometry's
-/// points, a feature's geometry, a document's features or geometries.
-protocol GeoJSONGeometry: Decodable {
+/// points, a feature's geometry, a document's features or geometries. `Sendable`, as the concrete
+/// types are: `JSONRecordReader` then lets its parsing thread help decode in this generic code too.
+protocol GeoJSONGeometry: Decodable, Sendable {
     var points: Int { get }
 }
-protocol GeoJSONFeature: Decodable {
+protocol GeoJSONFeature: Decodable, Sendable {
     associatedtype Geometry: GeoJSONGeometry
     var geometry: Geometry { get }
 }

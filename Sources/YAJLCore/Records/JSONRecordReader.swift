@@ -13,8 +13,12 @@
 ///
 /// With ``JSONRecordOptions/parsesConcurrently`` (the default on more than one core) the source is
 /// read and parsed on a thread of its own, started by the first `next()`, while `next()` decodes;
-/// up to nine batches of about 64 KiB of parsed records are then in memory. Dropping the reader stops
-/// that thread after its current read and releases the source.
+/// up to nine batches of about 64 KiB of parsed records are then in memory. When `Record` is
+/// `Sendable` (and its `Decodable` conformance is not isolated to an actor), that thread also
+/// decodes a batch itself whenever six wait for `next()`, rather than waiting idle: your
+/// `init(from:)` then runs on either thread, and `next()` hands out the records in the same order,
+/// with the same errors, each counted when it is handed out. Dropping the reader stops that thread
+/// after its current read and releases the source.
 public final class JSONRecordReader<Record: Decodable> {
     private let stream: RecordStream<Record>
     /// Where `next()` has a record decoded (uninitialized between calls). Allocated last in `init`,
@@ -24,14 +28,21 @@ public final class JSONRecordReader<Record: Decodable> {
     /// What the reader has done so far: records delivered and skipped, bytes read.
     public let report: JSONRecordReport
 
-    /// A reader of the values at any of `paths` (each a JSONPath such as `$.results[*]`).
-    /// - Throws: ``JSONPathSyntaxError`` for an invalid path.
-    public init(
-        _ type: Record.Type = Record.self,
-        at paths: [String],
-        from source: some JSONByteSource,
-        options: JSONRecordOptions = JSONRecordOptions()
+    /// Whether the parsing thread decodes records too when the caller is behind (`Record` is
+    /// `Sendable`, see the type's overview).
+    package let parsingThreadHelpsDecode: Bool
+
+    /// The reader of the values at any of `paths`; the parsing thread helps decode if
+    /// `helpsDecode`.
+    private init(
+        paths: [String],
+        source: some JSONByteSource,
+        options: JSONRecordOptions,
+        helpsDecode: Bool
     ) throws {
+        var options = options
+        options.parsingThreadHelpsDecode = helpsDecode
+        parsingThreadHelpsDecode = helpsDecode
         report = JSONRecordReport(maxKept: options.maxKeptFailures)
         stream = try RecordStream(
             queries: try paths.map(JSONPathQuery.init),
@@ -40,6 +51,17 @@ public final class JSONRecordReader<Record: Decodable> {
             report: report
         )
         valueSlot = .allocate(capacity: 1)
+    }
+
+    /// A reader of the values at any of `paths` (each a JSONPath such as `$.results[*]`).
+    /// - Throws: ``JSONPathSyntaxError`` for an invalid path.
+    public convenience init(
+        _ type: Record.Type = Record.self,
+        at paths: [String],
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions()
+    ) throws {
+        try self.init(paths: paths, source: source, options: options, helpsDecode: false)
     }
 
     deinit { valueSlot.deallocate() }
@@ -51,7 +73,7 @@ public final class JSONRecordReader<Record: Decodable> {
         from source: some JSONByteSource,
         options: JSONRecordOptions = JSONRecordOptions()
     ) throws {
-        try self.init(type, at: [path], from: source, options: options)
+        try self.init(paths: [path], source: source, options: options, helpsDecode: false)
     }
 
     /// The next record, or `nil` at the end (of the input, or of the matches, or at the limit).
@@ -68,6 +90,33 @@ public final class JSONRecordReader<Record: Decodable> {
     /// Calls `body` with every remaining record.
     public func forEach(_ body: (Record) throws -> Void) throws {
         while let record = try next() { try body(record) }
+    }
+}
+
+extension JSONRecordReader where Record: Sendable {
+    /// A reader of the values at any of `paths` (each a JSONPath such as `$.results[*]`), for a
+    /// `Sendable` record type: with ``JSONRecordOptions/parsesConcurrently``, the parsing thread
+    /// also decodes records whenever the caller is behind (see the type's overview). Chosen by the
+    /// compiler over the general initializer whenever `Record` is `Sendable`.
+    /// - Throws: ``JSONPathSyntaxError`` for an invalid path.
+    public convenience init(
+        _ type: Record.Type = Record.self,
+        at paths: [String],
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions()
+    ) throws {
+        try self.init(paths: paths, source: source, options: options, helpsDecode: true)
+    }
+
+    /// A reader of the values at `path`, for a `Sendable` record type: the parsing thread also
+    /// decodes records whenever the caller is behind (see the overview).
+    public convenience init(
+        _ type: Record.Type = Record.self,
+        at path: String,
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions()
+    ) throws {
+        try self.init(paths: [path], source: source, options: options, helpsDecode: true)
     }
 }
 

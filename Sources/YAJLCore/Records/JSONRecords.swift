@@ -10,7 +10,8 @@
 /// From a blocking source (a file, a pipe) with ``JSONRecordOptions/parsesConcurrently`` (the
 /// default on more than one core), reading and parsing run on a thread of their own and the task
 /// suspends while it waits for them, so no thread of the cooperative pool blocks on a read; your
-/// `init(from:)` runs in the task. Cancelling the task stops reading, releases the source and ends
+/// `init(from:)` runs in the task, and also on that thread when `Record` is `Sendable` (as for
+/// ``JSONRecordReader``: it decodes a batch itself whenever six wait for the task). Cancelling the task stops reading, releases the source and ends
 /// the iteration with `CancellationError`; so does ending the iteration early. An invalid path is
 /// reported by the first `next()`. Each iteration reads the source afresh (a file is reopened); a
 /// one-shot stream can be iterated once. ``matches`` gives the same records with their paths and
@@ -42,7 +43,15 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
         self.init(type, at: paths, from: .async(source), options: options)
     }
 
-    private init(_ type: Record.Type, at paths: [String], from source: Source, options: JSONRecordOptions) {
+    private init(
+        _ type: Record.Type,
+        at paths: [String],
+        from source: Source,
+        options: JSONRecordOptions,
+        helpsDecode: Bool = false
+    ) {
+        var options = options
+        options.parsingThreadHelpsDecode = helpsDecode
         queries = Result { () throws(JSONPathSyntaxError) in
             try paths.map { path throws(JSONPathSyntaxError) in try JSONPathQuery(path) }
         }
@@ -90,6 +99,10 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
     ) {
         self.init(type, at: [path], from: .async(source), options: options)
     }
+
+    /// Whether the parsing thread decodes records too when the task is behind (`Record` is
+    /// `Sendable` and the source blocking).
+    package var parsingThreadHelpsDecode: Bool { options.parsingThreadHelpsDecode }
 
     /// The same records with their paths, matched path and lines.
     public var matches: Matches { Matches(base: self) }
@@ -144,5 +157,42 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
                 try await stream.get().nextValue()
             }
         }
+    }
+}
+
+extension JSONRecords where Record: Sendable {
+    /// The records at `path`, from a blocking source (a file, a pipe), read from async code, for a
+    /// `Sendable` record type: with ``JSONRecordOptions/parsesConcurrently``, the parsing thread
+    /// also decodes records whenever the task is behind (see the overview). Chosen by the compiler
+    /// over the general initializer whenever `Record` is `Sendable`.
+    public init(
+        _ type: Record.Type = Record.self,
+        at path: String,
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions()
+    ) {
+        self.init(type, at: [path], from: .blocking(source), options: options, helpsDecode: true)
+    }
+
+    /// The records at any of `paths`, from a blocking source, for a `Sendable` record type.
+    public init(
+        _ type: Record.Type = Record.self,
+        at paths: [String],
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions()
+    ) {
+        self.init(type, at: paths, from: .blocking(source), options: options, helpsDecode: true)
+    }
+
+    /// The records at `path`, from a source that reads both ways (such as `HTTPByteSource` from
+    /// `YAJLHTTP`): read asynchronously, in the task (this initializer only keeps the choice
+    /// unambiguous for a `Sendable` record type).
+    public init<BothWays: JSONByteSource & AsyncJSONByteSource>(
+        _ type: Record.Type = Record.self,
+        at path: String,
+        from source: BothWays,
+        options: JSONRecordOptions = JSONRecordOptions()
+    ) {
+        self.init(type, at: [path], from: .async(source), options: options)
     }
 }

@@ -1,8 +1,11 @@
 /// Decodes captured records into `Record` for a reader: the decoding session (strategies and
 /// caches), the failure policy, and the report of records delivered and skipped.
 ///
-/// Runs on the thread that asks for records, always: with concurrent parsing, this object is
-/// the caller's side of the ``ConcurrentRecordStream``.
+/// Runs on the thread that asks for records: with concurrent parsing, this object is the caller's
+/// side of the ``ConcurrentRecordStream``. For a `Sendable` record type, the parsing thread has
+/// a decoder of its own too, for the batches it decodes while the caller is behind
+/// (``decodeUnreported(_:_:from:into:)``); what it decoded is counted, skipped or thrown here,
+/// when the caller reaches it (``takeValue(_:_:into:)``).
 final class RecordDecoder<Record: Decodable> {
     private let session: DecodingSession
     private let policy: JSONRecordOptions.DecodingFailurePolicy
@@ -20,16 +23,20 @@ final class RecordDecoder<Record: Decodable> {
         try withUnsafeTemporaryAllocation(of: Record.self, capacity: 1) { buffer in
             let slot = buffer.baseAddress!
             guard try decodeValue(records, position, from: view, into: slot) else { return nil }
-            let raw = records[position]
-            return JSONRecord(
-                value: slot.move(),
-                path: raw.path,
-                queryIndex: raw.queryIndex,
-                topLevelIndex: raw.topLevelIndex,
-                line: raw.line,
-                byteOffset: raw.byteOffset
-            )
+            return Self.record(slot.move(), records[position])
         }
+    }
+
+    /// `value` with the metadata of `raw`, the selected value it was decoded from.
+    private static func record(_ value: consuming Record, _ raw: SelectedValue) -> JSONRecord<Record> {
+        JSONRecord(
+            value: value,
+            path: raw.path,
+            queryIndex: raw.queryIndex,
+            topLevelIndex: raw.topLevelIndex,
+            line: raw.line,
+            byteOffset: raw.byteOffset
+        )
     }
 
     /// Decodes record `position` of `records` from `view` into `slot` (uninitialized); `false`
@@ -53,6 +60,57 @@ final class RecordDecoder<Record: Decodable> {
             guard policy == .skip else { throw failure }
             report.skipped(failure)
             return false
+        }
+    }
+
+    // MARK: Records the parsing thread decoded
+
+    /// Decodes record `position` of `records` from `view` into `slot` (uninitialized) without
+    /// counting it or applying the failure policy: `nil` when it decoded, else the located error
+    /// (`slot` then stays uninitialized). The parsing thread's share of the decoding
+    /// (``DecodedBatch``), with a decoder of its own; the caller reports the outcome when it
+    /// reaches the record (``takeValue(_:_:into:)``).
+    func decodeUnreported(
+        _ records: [SelectedValue],
+        _ position: Int,
+        from view: TapeView,
+        into slot: UnsafeMutablePointer<Record>
+    ) -> JSONRecordDecodingError? {
+        do {
+            slot.initialize(to: try session.decode(Record.self, from: view, at: records[position].start))
+            return nil
+        } catch {
+            return describe(error, record: records[position], view: view)
+        }
+    }
+
+    /// ``decodeValue(_:_:from:into:)`` for a record the parsing thread decoded: moves it from
+    /// `batch` into `slot` and counts it; `false` when it failed and failures are skipped (counted
+    /// as skipped); throws its error otherwise.
+    func takeValue(
+        _ batch: DecodedBatch<Record>,
+        _ position: Int,
+        into slot: UnsafeMutablePointer<Record>
+    ) throws -> Bool {
+        guard let failure = batch.take(position, into: slot) else {
+            report.delivered()
+            return true
+        }
+        guard policy == .skip else { throw failure }
+        report.skipped(failure)
+        return false
+    }
+
+    /// ``decodeRecord(_:_:from:)`` for a record the parsing thread decoded.
+    func takeRecord(
+        _ batch: DecodedBatch<Record>,
+        _ records: [SelectedValue],
+        _ position: Int
+    ) throws -> JSONRecord<Record>? {
+        try withUnsafeTemporaryAllocation(of: Record.self, capacity: 1) { buffer in
+            let slot = buffer.baseAddress!
+            guard try takeValue(batch, position, into: slot) else { return nil }
+            return Self.record(slot.move(), records[position])
         }
     }
 

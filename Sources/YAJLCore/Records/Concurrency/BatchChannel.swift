@@ -8,6 +8,9 @@ import Foundation
 struct RecordBatch {
     let tape: Tape
     let records: [SelectedValue]
+    /// The records decoded, when the parsing thread decoded them (a ``DecodedBatch`` of the
+    /// stream's record type).
+    var decoded: AnyObject?
 }
 
 /// The synchronized hand-over between the parsing thread and the caller of a
@@ -72,6 +75,9 @@ final class BatchChannel: @unchecked Sendable {
             }
         }
     }
+
+    /// The parsing thread: how many batches wait for the caller now.
+    var queuedBatches: Int { condition.withLock { queue.count } }
 
     /// The parsing thread: queues a batch.
     func send(_ batch: RecordBatch) {

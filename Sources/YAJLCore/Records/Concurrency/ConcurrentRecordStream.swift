@@ -13,8 +13,13 @@ import Foundation
 /// lines. Whenever the completed records fill a small tape (``RecordCapture/batchFootprint``),
 /// and after each read, it hands them over on a tape of their own (a batch, through a
 /// ``BatchChannel``); the caller decodes a batch (``RecordDecoder``) while the next one is parsed,
-/// and gives the tape back for reuse. The caller waits by blocking (``nextRecord()``) or by
-/// suspending (``awaitNextRecord()``), so async code never blocks a thread of the cooperative pool:
+/// and gives the tape back for reuse. When the caller falls behind
+/// (``JSONRecordOptions/helpAfterQueuedBatches`` batches wait) and the record type is `Sendable`
+/// (``JSONRecordOptions/parsingThreadHelpsDecode``), the parsing thread decodes the batch it hands
+/// over itself, with a ``RecordDecoder`` of its own, instead of soon waiting idle for room: the
+/// caller then only takes the values (``DecodedBatch``), and counts, skips or throws each one as
+/// if it had decoded it. The caller waits by blocking (``nextRecord()``) or by suspending
+/// (``awaitNextRecord()``), so async code never blocks a thread of the cooperative pool:
 /// the blocking reads happen on the parsing thread.
 ///
 /// Errors keep their place: the records completed before a parse or read error are handed out
@@ -30,11 +35,15 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
     private let queries: [JSONPathQuery]
     private let options: JSONRecordOptions
     private var source: (any JSONByteSource)?
+    /// The parsing thread's decoder, when it helps decode (made on that thread).
+    private var helper: RecordDecoder<Record>?
 
     // The caller's.
     private let decoder: RecordDecoder<Record>
     private var currentTape: Tape?
     private var currentRecords: [SelectedValue] = []
+    /// The current batch's records, when the parsing thread decoded them.
+    private var currentDecoded: DecodedBatch<Record>?
     private var head = 0
 
     /// A stream for `queries`, validated by the caller (``RecordParser/validate(_:)``).
@@ -79,6 +88,7 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
             channel.end(failure: error)
             return
         }
+        if options.parsingThreadHelpsDecode { helper = RecordDecoder(options: options, report: decoder.report) }
         // Batches also end inside a read, once they fill a small tape: three tapes of one read
         // each cost about 1 MiB of resident memory more than small ones.
         parser.capture.batchIsReady = { [unowned self, unowned(unsafe) parser] in handOff(from: parser) }
@@ -94,11 +104,16 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
         channel.end(failure: parser.failure)
     }
 
-    /// Queues the completed records, waiting while the caller is behind.
+    /// Queues the completed records, waiting while the caller is behind; when it is and this
+    /// thread helps decode, decodes them first.
     private func handOff(from parser: RecordParser) {
+        var decoded: AnyObject?
+        if let helper, channel.queuedBatches >= options.helpAfterQueuedBatches {
+            decoded = DecodedBatch(parser.capture.ready, from: parser.capture.tape.view, with: helper)
+        }
         guard let spare = channel.spareTapeWhenRoom() else { return }
         let (tape, records) = parser.capture.takeCompletedRecords(into: spare)
-        channel.send(RecordBatch(tape: tape, records: records))
+        channel.send(RecordBatch(tape: tape, records: records, decoded: decoded))
     }
 
     // MARK: The caller
@@ -108,7 +123,7 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
     func nextRecord() throws -> JSONRecord<Record>? {
         while let view = try advance() {
             head += 1
-            if let record = try decoder.decodeRecord(currentRecords, head - 1, from: view) { return record }
+            if let record = try record(head - 1, from: view) { return record }
         }
         return nil
     }
@@ -118,7 +133,7 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
     func nextValue(into slot: UnsafeMutablePointer<Record>) throws -> Bool {
         while let view = try advance() {
             head += 1
-            if try decoder.decodeValue(currentRecords, head - 1, from: view, into: slot) { return true }
+            if try value(head - 1, from: view, into: slot) { return true }
         }
         return false
     }
@@ -129,7 +144,7 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
         while true {
             if head < currentRecords.count, let tape = currentTape {
                 head += 1
-                if let record = try decoder.decodeRecord(currentRecords, head - 1, from: tape.view) { return record }
+                if let record = try record(head - 1, from: tape.view) { return record }
                 continue
             }
             guard try await awaitBatch() else { return nil }
@@ -141,11 +156,25 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
         while true {
             if head < currentRecords.count, let tape = currentTape {
                 head += 1
-                if try decoder.decodeValue(currentRecords, head - 1, from: tape.view, into: slot) { return true }
+                if try value(head - 1, from: tape.view, into: slot) { return true }
                 continue
             }
             guard try await awaitBatch() else { return false }
         }
+    }
+
+    /// Record `position` of the current batch with its metadata: decoded now, or taken from what
+    /// the parsing thread decoded; `nil` when it failed and failures are skipped.
+    private func record(_ position: Int, from view: TapeView) throws -> JSONRecord<Record>? {
+        if let currentDecoded { return try decoder.takeRecord(currentDecoded, currentRecords, position) }
+        return try decoder.decodeRecord(currentRecords, position, from: view)
+    }
+
+    /// ``record(_:from:)`` without the metadata, into `slot`; `false` when it failed and failures
+    /// are skipped.
+    private func value(_ position: Int, from view: TapeView, into slot: UnsafeMutablePointer<Record>) throws -> Bool {
+        if let currentDecoded { return try decoder.takeValue(currentDecoded, position, into: slot) }
+        return try decoder.decodeValue(currentRecords, position, from: view, into: slot)
     }
 
     /// Waits (suspending) until a batch is current; `false` at the end.
@@ -187,7 +216,11 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
     private func take(waiting: Bool) -> BatchChannel.Taken {
         let taken = channel.take(returning: currentTape, waiting: waiting)
         currentTape = nil
-        if case .batch(let batch) = taken { (currentTape, currentRecords, head) = (batch.tape, batch.records, 0) }
+        currentDecoded = nil
+        if case .batch(let batch) = taken {
+            (currentTape, currentRecords, head) = (batch.tape, batch.records, 0)
+            if let decoded = batch.decoded { currentDecoded = unsafeDowncast(decoded, to: DecodedBatch<Record>.self) }
+        }
         return taken
     }
 }
