@@ -3,12 +3,14 @@ import YAJLCore
 
 extension JSONRecordDecodingOptions.DateDecodingStrategy {
     /// A string read by a `DateFormatter` (as `JSONDecoder`'s `.formatted`). A formatter is not
-    /// safe to share between threads that use it at once: give each reader its own.
+    /// safe to share between threads that use it at once: give each reader its own. The reader
+    /// itself uses it from one thread at a time (behind a lock of this strategy's own), as the
+    /// parsing thread may decode `Sendable` records too.
     public static func formatted(_ formatter: DateFormatter) -> Self {
-        .parsed { text in
-            guard let date = formatter.date(from: text) else {
-                throw DateFormatMismatch(format: formatter.dateFormat ?? "")
-            }
+        let lock = NSLock()
+        return .parsed { text in
+            let (date, format) = lock.withLock { (formatter.date(from: text), formatter.dateFormat) }
+            guard let date else { throw DateFormatMismatch(format: format ?? "") }
             return date
         }
     }

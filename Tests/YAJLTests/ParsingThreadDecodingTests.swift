@@ -255,6 +255,38 @@ struct ParsingThreadDecodingTests {
         #expect(alive == 0, "\(alive) decoded records were never destroyed")
     }
 
+    struct Dated: Decodable, Equatable, Sendable {
+        let id: Int
+        let at: Date
+    }
+
+    /// One `DateFormatter` for the reader, used by both threads when both decode (a threshold of
+    /// two batches, so that they take turns): every date as the serial reader reads it.
+    @Test func aFormattedDateStrategyIsSafeWhenBothThreadsDecode() throws {
+        var text = #"{"results": ["#
+        for id in 0..<6_000 {
+            text +=
+                (id == 0 ? "" : ",") + #"{"id": \#(id), "at": "2026-\#(id % 12 + 1)-\#(id % 28 + 1) 10:\#(id % 60)"}"#
+        }
+        text += "]}"
+        func read(_ helpAfter: Int?) throws -> [Dated] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyy-M-d HH:m"
+            var options = Self.options(helpAfter: helpAfter, chunkSize: 4093, skip: false)
+            options.decoding.dateDecodingStrategy = .formatted(formatter)
+            let reader = try JSONRecordReader(Dated.self, at: "$.results[*]", from: .text(text), options: options)
+            var rows: [Dated] = []
+            while let row = try reader.next() { rows.append(row) }
+            return rows
+        }
+        let reference = try read(nil)
+        #expect(reference.count == 6_000)
+        #expect(reference[13].at == Date(timeIntervalSince1970: 1_771_063_980))
+        #expect(try read(2) == reference)
+    }
+
     /// Decoding is shared only once batches wait: with the default threshold and a fast caller,
     /// the records are still all there, in order.
     @Test func theDefaultThresholdDeliversEveryRecordInOrder() throws {
