@@ -76,13 +76,13 @@ public struct JSONRecordOptions: Sendable {
     /// ``JSONRecords`` over a blocking source (its task then suspends, never blocks, while it
     /// waits). Default `true` on a machine with more than one core.
     ///
-    /// It makes Decodable records about 1.6 to 1.9 times faster on two cores, for at most nine
+    /// It makes Decodable records about 1.7 times faster on two cores, for at most nine
     /// small batches of records in memory instead of one read's worth (see Docs/Performance.md).
     /// Records, errors and their order are the same either way. Decoding (your `init(from:)`,
     /// custom strategies) runs on the caller's thread (or task), and, when `Record` is `Sendable`
     /// (with a conformance not isolated to an actor), also on the parsing thread whenever six
-    /// batches wait for the caller; the source is read on the parsing thread. An asynchronous source (``AsyncJSONByteSource``) is always read and parsed in the
-    /// iterating task.
+    /// batches wait for the caller; the source is read on the parsing thread. An asynchronous
+    /// source (``AsyncJSONByteSource``) is always read and parsed in the iterating task.
     public var parsesConcurrently = ProcessInfo.processInfo.activeProcessorCount > 1
 
     /// Whether the inside of a selected container is recorded by YAJL's C callbacks (capture.h)
@@ -95,7 +95,8 @@ public struct JSONRecordOptions: Sendable {
     package var parsingThreadHelpsDecode = false
 
     /// How many parsed batches must wait for the caller before the parsing thread decodes the
-    /// next one itself: six of the eight, when it would soon wait idle. Tests set 0 (it then decodes every batch).
+    /// next one itself: six of the eight, when it would soon wait idle. Tests set 0 (it then
+    /// decodes every batch).
     package var helpAfterQueuedBatches = 6
 
     /// The defaults: strict single-document JSON, stop on the first record that does not decode.

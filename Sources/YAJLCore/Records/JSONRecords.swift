@@ -11,8 +11,9 @@
 /// default on more than one core), reading and parsing run on a thread of their own and the task
 /// suspends while it waits for them, so no thread of the cooperative pool blocks on a read; your
 /// `init(from:)` runs in the task, and also on that thread when `Record` is `Sendable` (as for
-/// ``JSONRecordReader``: it decodes a batch itself whenever six wait for the task). Cancelling the task stops reading, releases the source and ends
-/// the iteration with `CancellationError`; so does ending the iteration early. An invalid path is
+/// ``JSONRecordReader``: it decodes a batch itself whenever six wait for the task). Cancelling the
+/// task stops reading, releases the source and ends the iteration with `CancellationError`; so
+/// does ending the iteration early. An invalid path is
 /// reported by the first `next()`. Each iteration reads the source afresh (a file is reopened); a
 /// one-shot stream can be iterated once. ``matches`` gives the same records with their paths and
 /// lines.
