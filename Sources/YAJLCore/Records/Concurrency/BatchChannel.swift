@@ -10,7 +10,7 @@ struct RecordBatch {
     let records: [SelectedValue]
     /// The records decoded, when the parsing thread decoded them (a ``DecodedBatch`` of the
     /// stream's record type).
-    var decoded: AnyObject?
+    let decoded: AnyObject?
 }
 
 /// The synchronized hand-over between the parsing thread and the caller of a

@@ -37,9 +37,6 @@ final class DecodedBatch<Record: Decodable> {
         values.deallocate()
     }
 
-    /// How many records the batch holds (as many as the batch's list of selected values).
-    var recordCount: Int { count }
-
     /// Moves record `position` (the next one: they are taken in order) into `slot`
     /// (uninitialized) and returns `nil`; or returns the error it failed with, leaving `slot` as
     /// it is.
