@@ -77,6 +77,51 @@ struct ChunkInvarianceTests {
         }
     }
 
+    /// Keys that YAJL hands over in place are kept as pointers into the chunk while it is parsed
+    /// and copied only when the chunk is done: paths of later chunks, and of errors found after
+    /// the chunk's memory is reused, must still name them. Every chunk is copied into one buffer
+    /// that is overwritten with `#` as soon as the parser returns.
+    @Test(arguments: [
+        #"{"outer": {"inner key": [1, {"k": "v"}, 2], "next": {"deep": {"deeper": true}}}, "last": [null]}"#,
+        #"{"a\"b": {"é": {"x": [1, 2, 3]}}, "plain": {"y": "z"}}"#,
+        #"{"level1": {"level2": {"level3": [1, 2, oops]}}}"#,
+        #"{"k1": {"k2": {"k3": 1,}}}"#,
+    ])
+    func keysOutliveTheirChunk(_ document: String) {
+        let bytes = Array(document.utf8)
+        let whole = parse(bytes)
+        for size in [1, 2, 5, 9, 16] {
+            let recorder = EventRecorder()
+            let parser = JSONParser(handler: recorder)
+            var reused = [UInt8](repeating: UInt8(ascii: "#"), count: size)
+            var error: JSONParseError?
+            do {
+                var start = 0
+                while start < bytes.count {
+                    let end = min(bytes.count, start + size)
+                    for i in start..<end { reused[i - start] = bytes[i] }
+                    defer { for i in reused.indices { reused[i] = UInt8(ascii: "#") } }
+                    _ = try reused.withUnsafeBytes { buffer in
+                        try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<(end - start)]))
+                    }
+                    start = end
+                }
+                try parser.finish()
+            } catch let thrown as JSONParseError {
+                error = thrown
+            } catch {
+                Issue.record("unexpected error type: \(error)")
+            }
+            let chunked = ParseOutcome(events: recorder.events, error: error)
+            #expect(chunked.events == whole.events, "events differ at chunk size \(size)")
+            #expect(
+                chunked.error.map(ErrorLocation.init) == whole.error.map(ErrorLocation.init),
+                "error differs at chunk size \(size)"
+            )
+        }
+        #expect(!whole.events.isEmpty)
+    }
+
     @discardableResult
     private func assertInvariant(_ bytes: [UInt8], options: JSONParser.Options = .init()) -> ParseOutcome {
         let whole = parse(bytes, options: options)

@@ -113,8 +113,11 @@ final class YAJLParserBridge {
         state.pointee.chunkLength = chunk.count
         state.pointee.chunkStart = chunk.baseAddress
         chunkStarts(chunk, base: base)
+        state.pointee.path.chunkStarts(chunk)
         let bytes = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self)
         let result = yajl_parse(handle, bytes, chunk.count)
+        // The chunk may be gone or reused once this returns: the path keeps no pointer into it.
+        state.pointee.path.keepKeysBeyondChunk()
         takeCaptureCounts()
         return status(result, chunk: chunk, base: base, atEndOfInput: false)
     }

@@ -1,10 +1,13 @@
 /// The stack of open containers, kept so that every event knows its path.
 ///
 /// This is the "named stack" of the YAJL/Objective-C pattern, generalized: each open container is a
-/// frame; an object frame remembers its current key, an array frame its current index. Keys are
-/// copied once into one growing byte arena (the bytes YAJL hands over live only during the
-/// callback), so pushing, popping and naming cost a few stores and one `memcpy` per key, and nothing
-/// is allocated per event. A ``JSONPath`` is built from the stack only when somebody asks for it.
+/// frame; an object frame remembers its current key, an array frame its current index. A key that
+/// YAJL hands over in place (inside the chunk being parsed: no escape, not split between reads) is
+/// kept as a pointer into the chunk, and copied into one growing byte arena only if its container is
+/// still open when the chunk is done (``keepKeysBeyondChunk()``, a few keys per chunk); any other
+/// key (in YAJL's own buffers, which live only during the callback) is copied at once. Pushing,
+/// popping and naming cost a few stores, and nothing is allocated per event. A ``JSONPath`` is
+/// built from the stack only when somebody asks for it.
 ///
 /// The storage is two ``GrowableBuffer``s (`deallocate()` must be called by the owner): it sits on
 /// the hot path, where Swift arrays would add uniqueness checks.
@@ -21,6 +24,10 @@ struct PathStack {
         var keyLength: Int
         /// Objects: whether the current key was longer than what is kept.
         var keyIsCut = false
+        /// Objects: the current key's bytes inside the chunk being parsed, until
+        /// ``PathStack/keepKeysBeyondChunk()`` copies them to `keyStart` in the arena; nil once
+        /// they are there.
+        var keyInChunk: UnsafeRawPointer? = nil
     }
 
     /// The most bytes of one key kept in the path: longer keys are kept cut, and rendered with
@@ -32,6 +39,10 @@ struct PathStack {
     private var arena: GrowableBuffer<UInt8>
     /// When `false`, only the depth and array indices are kept: keys are not copied.
     let keepsKeys: Bool
+    /// The chunk being parsed (``chunkStarts(_:)``): a key inside it is kept in place until
+    /// ``keepKeysBeyondChunk()``.
+    private var chunkStart = UnsafeRawPointer(bitPattern: 1).unsafelyUnwrapped
+    private var chunkEnd = UnsafeRawPointer(bitPattern: 1).unsafelyUnwrapped
 
     init(keepsKeys: Bool) {
         self.keepsKeys = keepsKeys
@@ -91,22 +102,60 @@ struct PathStack {
         frames[depth - 1].index = index
     }
 
+    /// YAJL is given `chunk` next: keys inside it may be kept in place while it is parsed. The
+    /// caller must call ``keepKeysBeyondChunk()`` once YAJL returns, before the chunk's memory
+    /// changes; an empty chunk (the end of input) holds no key.
+    mutating func chunkStarts(_ chunk: UnsafeRawBufferPointer) {
+        if let start = chunk.baseAddress, !chunk.isEmpty {
+            chunkStart = start
+            chunkEnd = start + chunk.count
+        } else {
+            chunkStart = UnsafeRawPointer(bitPattern: 1).unsafelyUnwrapped
+            chunkEnd = chunkStart
+        }
+    }
+
+    /// Copies the keys still held in place (those of the containers open at the chunk's end) into
+    /// the arena: after it, the stack no longer points into the chunk.
+    mutating func keepKeysBeyondChunk() {
+        for level in 0..<depth {
+            let frame = frames.base + level
+            guard let bytes = frame.pointee.keyInChunk else { continue }
+            let end = frame.pointee.keyStart + frame.pointee.keyLength
+            if end > arena.capacity { arena.grow(toAtLeast: end) }
+            copyBytes(to: arena.base + frame.pointee.keyStart, from: bytes, count: frame.pointee.keyLength)
+            frame.pointee.keyInChunk = nil
+        }
+        chunkStarts(UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
     /// Names the current member of the innermost object.
     @inline(__always)
     mutating func setKey(_ key: UnsafeRawBufferPointer) {
         guard depth > 0 else { return }
-        let top = depth - 1
+        let top = frames.base + (depth &- 1)
         guard keepsKeys else {
-            frames[top].keyLength = 0
+            top.pointee.keyLength = 0
             return
         }
-        let start = frames[top].keyStart
         let kept = min(key.count, Self.maxKeyBytes)
+        top.pointee.keyLength = kept
+        top.pointee.keyIsCut = kept < key.count
+        if let base = key.baseAddress, base >= chunkStart, base + kept <= chunkEnd {
+            top.pointee.keyInChunk = base
+            return
+        }
+        top.pointee.keyInChunk = nil
+        copyToArena(key, kept: kept, at: top.pointee.keyStart)
+    }
+
+    /// A key that is not in the chunk (YAJL's buffer: escaped, or split between reads; or the
+    /// stack rebuilt after a capture): copied now.
+    @inline(never)
+    private mutating func copyToArena(_ key: UnsafeRawBufferPointer, kept: Int, at start: Int) {
         let end = start + kept
         if end > arena.capacity { arena.grow(toAtLeast: end) }
         if let base = key.baseAddress { copyBytes(to: arena.base + start, from: base, count: kept) }
-        frames[top].keyLength = kept
-        frames[top].keyIsCut = kept < key.count
     }
 
     /// The path of the current position, materialized.
@@ -131,8 +180,8 @@ struct PathStack {
                 if frame.index >= 0 { components.append(.index(frame.index)) } else { break }
             } else {
                 if frame.keyLength < 0 { break }
-                let bytes = UnsafeBufferPointer(start: arena.base + frame.keyStart, count: frame.keyLength)
-                let key = makeString(UnsafeRawBufferPointer(bytes))
+                let start = frame.keyInChunk ?? UnsafeRawPointer(arena.base + frame.keyStart)
+                let key = makeString(UnsafeRawBufferPointer(start: start, count: frame.keyLength))
                 components.append(.key(frame.keyIsCut ? key + "…" : key))
             }
         }
