@@ -10,8 +10,9 @@
 #                    and on any public symbol without a doc comment
 #   make lint        swift-format's lint of the whole tree (.swift-format), strict
 #   make format      swift-format applied to the whole tree
-#   make bench-peers ijson, orjson, json, jq, json_verify and json_reformat beside yajl, and
-#                    Decodable records beside JSONDecoder and ijson: Docs/Peers.md
+#   make bench-peers ijson, orjson, json, jq, json_verify and json_reformat beside yajl,
+#                    Decodable records beside JSONDecoder and ijson, and `yajl stats` beside a C
+#                    program counting with libyajl's callbacks: Docs/Peers.md
 #   make bench-shapes validate, minify and typed events beside json_verify, json_reformat and C on
 #                    seven documents of unusual shapes (escapes, deep nesting, ...): Docs/Shapes.md
 #   make bench-size  the peak and resident memory of `yajl validate` beside json_verify, by mapping

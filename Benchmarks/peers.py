@@ -11,6 +11,9 @@ by round, and the report gives medians and ratios to `yajl` in the same run:
   list), `jq -c`;
 - validate any document: `yajl validate`, `json_verify`, orjson, json, `jq empty`;
 - minify: `yajl reformat --minify`, `json_reformat -m`, `jq -c .`;
+- count events: `yajl stats` (typed events with paths, counted by kind), and a C program over
+  Debian's shared libyajl counting with YAJL's own integer, double, string, key and container
+  callbacks (`Benchmarks/count-events.c`, built here with `cc -O2`);
 - decode the records of `$.results[*]` (generated records documents) into typed values: a Swift
   program over the library (the benchmark's `records-decodable-1t` and `records-decodable` cases,
   into a `Decodable` struct, one and two threads), the same struct with `JSONDecoder` (the whole
@@ -38,6 +41,19 @@ YAJL = ROOT / ".build" / "release" / "yajl"
 # Documents smaller than this get ten times the rounds (see `main`).
 SMALL_DOCUMENT = 4 << 20
 BENCH = ROOT / ".build" / "release" / "YAJLBenchmarks"
+COUNT_EVENTS = ROOT / ".build" / "count-events"
+
+
+def count_events():
+    """Builds Benchmarks/count-events.c against the system's libyajl; (path, why not)."""
+    compiler = shutil.which("cc") or shutil.which("clang")
+    if not compiler:
+        return None, "no C compiler (cc or clang) on PATH"
+    source = ROOT / "Benchmarks" / "count-events.c"
+    build = subprocess.run([compiler, "-O2", "-o", str(COUNT_EVENTS), str(source), "-lyajl"], capture_output=True)
+    if build.returncode != 0:
+        return None, f"{compiler} could not build {source.name}: " + build.stderr.decode(errors="replace")[-300:]
+    return str(COUNT_EVENTS), None
 
 
 def venv_python():
@@ -82,7 +98,7 @@ DECODE_CASES = {
 }
 
 
-def commands(document, python, shape):
+def commands(document, python, shape, counter):
     """(task, tool, argv) for every peer that applies to `document`; skipped peers with reasons.
     `shape` is the generated document's kind when it holds `$.results[*]` (a key of DECODE_CASES),
     else None."""
@@ -121,6 +137,9 @@ def commands(document, python, shape):
         runs.append(("minify", "json_reformat -m", ["<" + d, "json_reformat", "-m"]))
     if shutil.which("jq"):
         runs.append(("minify", "jq -c .", ["jq", "-c", ".", d]))
+    runs.append(("count", "yajl stats", [str(YAJL), "stats", d]))
+    if counter:
+        runs.append(("count", "C count-events (libyajl)", [counter, d]))
     if not python:
         skipped.append("python ijson and orjson")
     if not shutil.which("jq"):
@@ -170,6 +189,9 @@ def main():
     python, why = venv_python()
     if why:
         print(f"peers: SKIPPING ijson and orjson: {why}", file=sys.stderr)
+    counter, why_no_counter = count_events()
+    if why_no_counter:
+        print(f"peers: SKIPPING the C event counter: {why_no_counter}", file=sys.stderr)
 
     rows, notes = [], []
     for document in arguments.documents:
@@ -178,7 +200,9 @@ def main():
             head = f.read(4096)
         kind = path.name.split("-")[0]
         shape = kind if b'"results"' in head and kind in DECODE_CASES else None
-        runs, skipped = commands(path, python, shape)
+        runs, skipped = commands(path, python, shape, counter)
+        if why_no_counter:
+            skipped.append(f"the C event counter ({why_no_counter})")
         for name in skipped:
             notes.append(f"{path.name}: skipped {name}")
         times = {(task, tool): [] for task, tool, _ in runs}
@@ -193,7 +217,7 @@ def main():
                 times[(task, tool)].append(seconds)
                 peaks[(task, tool)] = max(peaks[(task, tool)], kib)
         size = path.stat().st_size / (1 << 20)
-        for task in ("extract", "decode", "validate", "minify"):
+        for task in ("extract", "decode", "validate", "minify", "count"):
             ours = [key for key in times if key[0] == task and key[1].startswith("yajl")]
             if not ours:
                 continue
@@ -231,6 +255,8 @@ def main():
         "  orjson / json: load the whole document, then `len(doc['results'])`; `jq -c '.results[]' FILE`.",
         "- validate: `yajl validate FILE`; `json_verify -q < FILE`; `orjson.loads` / `json.load`; `jq empty FILE`.",
         "- minify: `yajl reformat --minify FILE`; `json_reformat -m < FILE`; `jq -c . FILE`.",
+        "- count: `yajl stats FILE`; `count-events FILE` (`Benchmarks/count-events.c`, `cc -O2 count-events.c",
+        "  -lyajl`: YAJL's own callbacks counting, integers and doubles converted by YAJL, 64 KiB reads).",
         "- decode: `YAJLBenchmarks --child records-decodable-1t SPEC` (and `records-decodable`,",
         "  `foundation-decoder`; on the numbers documents `geojson-decodable-1t`, `geojson-decodable`,",
         "  `foundation-geojson`), SPEC being `{\"name\":…,\"path\":FILE,\"bytes\":…,\"kind\":KIND}`",

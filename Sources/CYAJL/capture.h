@@ -112,6 +112,9 @@ typedef long (*cyajl_string_start)(void *context, const unsigned char *bytes, si
 typedef struct {
     /* The Swift callback target (unretained): the first field, read by every Swift callback. */
     void *target;
+    /* The Swift callbacks' ParserState (the target's too): read straight from the context, it saves
+     * every callback one dependent load before the path stack. */
+    void *state;
     /* The table YAJL reads (owned by the bridge), and the Swift set it holds outside captures. */
     yajl_callbacks *live;
     yajl_callbacks swift_callbacks;

@@ -40,14 +40,16 @@ public protocol JSONEventHandler: AnyObject {
     func null(context: JSONEventContext) throws
 }
 
+// Inlinable, so that a handler's witness for an event it ignores is an empty function of its own
+// module rather than a call into this one per event.
 extension JSONEventHandler {
-    public func startObject(context: JSONEventContext) throws {}
-    public func endObject(context: JSONEventContext) throws {}
-    public func startArray(context: JSONEventContext) throws {}
-    public func endArray(context: JSONEventContext) throws {}
-    public func key(_ key: JSONStringView, context: JSONEventContext) throws {}
-    public func string(_ value: JSONStringView, context: JSONEventContext) throws {}
-    public func number(_ value: JSONNumberView, context: JSONEventContext) throws {}
-    public func bool(_ value: Bool, context: JSONEventContext) throws {}
-    public func null(context: JSONEventContext) throws {}
+    @inlinable public func startObject(context: JSONEventContext) throws {}
+    @inlinable public func endObject(context: JSONEventContext) throws {}
+    @inlinable public func startArray(context: JSONEventContext) throws {}
+    @inlinable public func endArray(context: JSONEventContext) throws {}
+    @inlinable public func key(_ key: JSONStringView, context: JSONEventContext) throws {}
+    @inlinable public func string(_ value: JSONStringView, context: JSONEventContext) throws {}
+    @inlinable public func number(_ value: JSONNumberView, context: JSONEventContext) throws {}
+    @inlinable public func bool(_ value: Bool, context: JSONEventContext) throws {}
+    @inlinable public func null(context: JSONEventContext) throws {}
 }

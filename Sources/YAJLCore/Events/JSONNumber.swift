@@ -110,6 +110,7 @@ public struct JSONNumberView: CustomStringConvertible {
     /// decimal magnitude) without converting it: what a handler that only counts or routes numbers
     /// needs (`yajl stats`). Only integers of 19 digits and decimals of magnitude 10^308 (next to
     /// `Double`'s largest) are converted to decide.
+    @inlinable
     public var kind: JSONNumber.Kind { JSONNumberParser.kind(bytes) }
 
     /// An owned, classified copy.

@@ -7,10 +7,19 @@ extension JSONNumberParser {
     ///   [10^m, 10^(m+1))) reaches `Double`'s largest, about 1.8 × 10^308: below 308 it is finite,
     ///   above it the value rounds to infinity, and at 308 it is classified to decide. Zero and
     ///   values that underflow are finite.
+    @usableFromInline
     static func kind(_ text: UnsafeRawBufferPointer) -> JSONNumber.Kind {
         let count = text.count
         guard count > 0, let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             return .unrepresentable
+        }
+        // Up to 16 bytes (an integer of at most 15 digits, a decimal of at most 15 digits): the
+        // marks from two overlapping loads, with no loop. Any such integer fits `Int64`, and any
+        // such decimal without an exponent is a finite Double.
+        if count <= 16 {
+            let (hasPoint, hasExponent) = shortMarks(base, count)
+            if !hasExponent { return hasPoint ? .double : .integer }
+            return kindFromMagnitude(text, base, count)
         }
         // The usual number has no exponent and at most 308 digits before any point: then a point
         // makes it a finite Double (its magnitude is below 308), and without one its digit count
@@ -79,6 +88,31 @@ extension JSONNumberParser {
         if magnitude < 308 { return .double }
         if magnitude > 308 { return .unrepresentable }
         return classify(text).kind
+    }
+
+    /// ``marks(_:_:)`` for 1 to 16 bytes: every byte is read by one of two overlapping loads (of
+    /// eight, four or one bytes as the count allows), so there is no loop. In validated number text
+    /// only `e` and `E` have the 0x40 bit, and only `.` is 0x2E.
+    @inline(__always)
+    private static func shortMarks(_ base: UnsafePointer<UInt8>, _ count: Int) -> (point: Bool, exponent: Bool) {
+        let raw = UnsafeRawPointer(base)
+        let first: UInt64
+        let last: UInt64
+        if count >= 8 {
+            first = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))
+        } else if count >= 4 {
+            first = UInt64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
+            last = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)))
+        } else {
+            // One to three bytes: the first, the middle and the last; the other bytes are zero,
+            // which has neither mark.
+            first = UInt64(base[0]) | UInt64(base[count &>> 1]) &<< 8
+            last = UInt64(base[count &- 1])
+        }
+        let exponent = (first | last) & 0x4040_4040_4040_4040 != 0
+        let points = bytesBelow(1, in: first ^ 0x2E2E_2E2E_2E2E_2E2E) | bytesBelow(1, in: last ^ 0x2E2E_2E2E_2E2E_2E2E)
+        return (points != 0, exponent)
     }
 
     /// Whether the number text has a decimal point and whether it has an exponent (`e` or `E`):

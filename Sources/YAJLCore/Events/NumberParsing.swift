@@ -8,6 +8,7 @@ private import CYAJL
 /// Clinger's fast path (value below 2^53, power of ten at most 22: one correctly rounded
 /// operation), else Eisel–Lemire (``EiselLemire``), which is exact for 19 digits; only a longer
 /// decimal that Eisel–Lemire cannot decide goes to `strtod_l` in the C locale through the shim.
+@usableFromInline
 enum JSONNumberParser {
     /// 10^`exponent` for 0 ... 22, the powers of ten a `Double` holds exactly (a switch, which the
     /// compiler makes a constant table: a global array cost a lazy-initialization check and a

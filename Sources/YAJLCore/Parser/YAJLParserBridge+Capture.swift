@@ -11,9 +11,7 @@ extension YAJLParserBridge {
     /// Where a string token ending at `end` starts, for the capture callbacks (YAJL did not pass its
     /// bytes in place).
     fileprivate static let captureStringStart: cyajl_string_start = { context, bytes, length, end in
-        withTarget(context) { target in
-            target.state.pointee.start(ofString: UnsafeRawBufferPointer(start: bytes, count: length), end: end)
-        }
+        callbackState(context).pointee.start(ofString: UnsafeRawBufferPointer(start: bytes, count: length), end: end)
     }
 
     /// Sets up the capture callbacks' state: `capture` is uninitialized, `table` the bridge's
@@ -27,6 +25,7 @@ extension YAJLParserBridge {
         let capture = storage.bindMemory(to: cyajl_capture.self, capacity: 1)
         capture.initialize(to: cyajl_capture())
         capture.pointee.target = Unmanaged.passUnretained(target).toOpaque()
+        capture.pointee.state = UnsafeMutableRawPointer(target.state)
         capture.pointee.live = table.assumingMemoryBound(to: yajl_callbacks.self)
         capture.pointee.swift_callbacks = capture.pointee.live.pointee
         capture.pointee.max_depth = maxDepth

@@ -5,13 +5,15 @@ import YAJLCore
 final class StatsCounter: JSONEventHandler {
     var maps = 0, arrays = 0, keys = 0, strings = 0, integers = 0, doubles = 0, numbers = 0, booleans = 0, nulls = 0
 
-    func startObject(context: JSONEventContext) throws { maps += 1 }
-    func startArray(context: JSONEventContext) throws { arrays += 1 }
-    func key(_ key: JSONStringView, context: JSONEventContext) throws { keys += 1 }
-    func string(_ value: JSONStringView, context: JSONEventContext) throws { strings += 1 }
-    func bool(_ value: Bool, context: JSONEventContext) throws { booleans += 1 }
-    func null(context: JSONEventContext) throws { nulls += 1 }
-    func number(_ value: JSONNumberView, context: JSONEventContext) throws {
+    // Inlined into their protocol witnesses, which the parser calls: otherwise each witness is a
+    // thunk calling the body, a call per event.
+    @inline(__always) func startObject(context: JSONEventContext) throws { maps += 1 }
+    @inline(__always) func startArray(context: JSONEventContext) throws { arrays += 1 }
+    @inline(__always) func key(_ key: JSONStringView, context: JSONEventContext) throws { keys += 1 }
+    @inline(__always) func string(_ value: JSONStringView, context: JSONEventContext) throws { strings += 1 }
+    @inline(__always) func bool(_ value: Bool, context: JSONEventContext) throws { booleans += 1 }
+    @inline(__always) func null(context: JSONEventContext) throws { nulls += 1 }
+    @inline(__always) func number(_ value: JSONNumberView, context: JSONEventContext) throws {
         // The kind only: no conversion of the number (a count needs none).
         switch value.kind {
         case .integer: integers += 1
