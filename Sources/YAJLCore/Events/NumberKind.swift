@@ -13,9 +13,9 @@ extension JSONNumberParser {
         guard count > 0, let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             return .unrepresentable
         }
-        // Up to 16 bytes (an integer of at most 15 digits, a decimal of at most 15 digits): the
-        // marks from two overlapping loads, with no loop. Any such integer fits `Int64`, and any
-        // such decimal without an exponent is a finite Double.
+        // Up to 16 bytes: the marks from two overlapping loads, with no loop. Such an integer has
+        // at most 16 digits and fits `Int64`; such a decimal without an exponent has at most 15
+        // digits and is a finite Double.
         if count <= 16 {
             let (hasPoint, hasExponent) = shortMarks(base, count)
             if !hasExponent { return hasPoint ? .double : .integer }

@@ -191,8 +191,7 @@ final class YAJLParserBridge {
 /// Runs `body` with the callback target borrowed from YAJL's context pointer (a `cyajl_capture`
 /// whose first field is the target), no retain/release, and the target's state. The state is read
 /// from the context (the capture's second field), not through the target: one dependent load fewer
-/// before each callback reaches the path stack (`yajl stats` on a 32 MiB array of arrays, almost
-/// all container events: see Architecture.md, section 4).
+/// before each callback reaches the path stack.
 ///
 /// Not generic over the result: a generic one made each callback's body a function of its own,
 /// returning YAJL's answer through memory, called from the C entry point.
