@@ -13,7 +13,7 @@ by round, and the report gives medians and ratios to `yajl` in the same run:
 - minify: `yajl reformat --minify`, `json_reformat -m`, `jq -c .`;
 - count events: `yajl stats` (typed events with paths, counted by kind), and a C program over
   Debian's shared libyajl counting with YAJL's own integer, double, string, key and container
-  callbacks (`Benchmarks/count-events.c`, built here with `cc -O2`);
+  callbacks (`Benchmarks/count-events.c` over the benchmark's C baseline, built here with `cc -O2`);
 - decode the records of `$.results[*]` (generated records documents) into typed values: a Swift
   program over the library (the benchmark's `records-decodable-1t` and `records-decodable` cases,
   into a `Decodable` struct, one and two threads), the same struct with `JSONDecoder` (the whole
@@ -45,12 +45,18 @@ COUNT_EVENTS = ROOT / ".build" / "count-events"
 
 
 def count_events():
-    """Builds Benchmarks/count-events.c against the system's libyajl; (path, why not)."""
+    """Builds Benchmarks/count-events.c, with the C baseline's counting callbacks, against the
+    system's libyajl; (path, why not)."""
     compiler = shutil.which("cc") or shutil.which("clang")
     if not compiler:
         return None, "no C compiler (cc or clang) on PATH"
     source = ROOT / "Benchmarks" / "count-events.c"
-    build = subprocess.run([compiler, "-O2", "-o", str(COUNT_EVENTS), str(source), "-lyajl"], capture_output=True)
+    baseline = ROOT / "Benchmarks" / "CBaseline"
+    build = subprocess.run(
+        [compiler, "-O2", "-I", str(baseline / "include"), "-o", str(COUNT_EVENTS), str(source),
+         str(baseline / "baseline.c"), "-lyajl"],
+        capture_output=True,
+    )
     if build.returncode != 0:
         return None, f"{compiler} could not build {source.name}: " + build.stderr.decode(errors="replace")[-300:]
     return str(COUNT_EVENTS), None
@@ -255,8 +261,9 @@ def main():
         "  orjson / json: load the whole document, then `len(doc['results'])`; `jq -c '.results[]' FILE`.",
         "- validate: `yajl validate FILE`; `json_verify -q < FILE`; `orjson.loads` / `json.load`; `jq empty FILE`.",
         "- minify: `yajl reformat --minify FILE`; `json_reformat -m < FILE`; `jq -c . FILE`.",
-        "- count: `yajl stats FILE`; `count-events FILE` (`Benchmarks/count-events.c`, `cc -O2 count-events.c",
-        "  -lyajl`: YAJL's own callbacks counting, integers and doubles converted by YAJL, 64 KiB reads).",
+        "- count: `yajl stats FILE`; `count-events FILE` (`Benchmarks/count-events.c` over the benchmark's C",
+        "  baseline, `cc -O2 -I CBaseline/include count-events.c CBaseline/baseline.c -lyajl`: YAJL's own",
+        "  callbacks counting, integers and doubles converted by YAJL, 64 KiB reads).",
         "- decode: `YAJLBenchmarks --child records-decodable-1t SPEC` (and `records-decodable`,",
         "  `foundation-decoder`; on the numbers documents `geojson-decodable-1t`, `geojson-decodable`,",
         "  `foundation-geojson`), SPEC being `{\"name\":…,\"path\":FILE,\"bytes\":…,\"kind\":KIND}`",
