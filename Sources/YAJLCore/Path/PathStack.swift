@@ -41,8 +41,10 @@ struct PathStack {
     let keepsKeys: Bool
     /// The chunk being parsed (``chunkStarts(_:)``): a key inside it is kept in place until
     /// ``keepKeysBeyondChunk()``.
-    private var chunkStart = UnsafeRawPointer(bitPattern: 1).unsafelyUnwrapped
-    private var chunkEnd = UnsafeRawPointer(bitPattern: 1).unsafelyUnwrapped
+    private var chunkStart = Self.noChunk
+    private var chunkEnd = Self.noChunk
+    /// The bounds of no chunk: an empty range that no key's bytes lie in.
+    private static var noChunk: UnsafeRawPointer { UnsafeRawPointer(bitPattern: 1).unsafelyUnwrapped }
 
     init(keepsKeys: Bool) {
         self.keepsKeys = keepsKeys
@@ -110,8 +112,8 @@ struct PathStack {
             chunkStart = start
             chunkEnd = start + chunk.count
         } else {
-            chunkStart = UnsafeRawPointer(bitPattern: 1).unsafelyUnwrapped
-            chunkEnd = chunkStart
+            chunkStart = Self.noChunk
+            chunkEnd = Self.noChunk
         }
     }
 
@@ -121,9 +123,8 @@ struct PathStack {
         for level in 0..<depth {
             let frame = frames.base + level
             guard let bytes = frame.pointee.keyInChunk else { continue }
-            let end = frame.pointee.keyStart + frame.pointee.keyLength
-            if end > arena.capacity { arena.grow(toAtLeast: end) }
-            copyBytes(to: arena.base + frame.pointee.keyStart, from: bytes, count: frame.pointee.keyLength)
+            let length = frame.pointee.keyLength
+            copyToArena(UnsafeRawBufferPointer(start: bytes, count: length), kept: length, at: frame.pointee.keyStart)
             frame.pointee.keyInChunk = nil
         }
         chunkStarts(UnsafeRawBufferPointer(start: nil, count: 0))
@@ -149,8 +150,9 @@ struct PathStack {
         copyToArena(key, kept: kept, at: top.pointee.keyStart)
     }
 
-    /// A key that is not in the chunk (YAJL's buffer: escaped, or split between reads; or the
-    /// stack rebuilt after a capture): copied now.
+    /// Copies `kept` bytes of `key` into the arena at `start`: a key that is not in the chunk
+    /// (YAJL's buffer: escaped, or split between reads; or the stack rebuilt after a capture) at
+    /// once, one kept in place when its chunk is done.
     @inline(never)
     private mutating func copyToArena(_ key: UnsafeRawBufferPointer, kept: Int, at start: Int) {
         let end = start + kept
