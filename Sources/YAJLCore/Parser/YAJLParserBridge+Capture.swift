@@ -15,17 +15,19 @@ extension YAJLParserBridge {
     }
 
     /// Sets up the capture callbacks' state: `capture` is uninitialized, `table` the bridge's
-    /// callback table (holding the Swift set), `target` the callback target.
+    /// callback table (holding the Swift set), `target` the callback target, `state` the state its
+    /// callbacks update.
     static func initializeCapture(
         _ storage: UnsafeMutableRawPointer,
         target: CallbackTarget,
+        state: UnsafeMutablePointer<ParserState>,
         table: UnsafeMutableRawPointer,
         maxDepth: Int
     ) {
         let capture = storage.bindMemory(to: cyajl_capture.self, capacity: 1)
         capture.initialize(to: cyajl_capture())
         capture.pointee.target = Unmanaged.passUnretained(target).toOpaque()
-        capture.pointee.state = UnsafeMutableRawPointer(target.state)
+        capture.pointee.state = UnsafeMutableRawPointer(state)
         capture.pointee.live = table.assumingMemoryBound(to: yajl_callbacks.self)
         capture.pointee.swift_callbacks = capture.pointee.live.pointee
         capture.pointee.max_depth = maxDepth

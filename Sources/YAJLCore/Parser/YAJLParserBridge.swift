@@ -10,21 +10,19 @@ private import CYAJL
 // and reads the table at every event, so a parser can switch to the C callbacks of capture.h while
 // a selected container is recorded: YAJLParserBridge+Capture.swift). The context pointer is the
 // parser's `cyajl_capture`, whose first field is an unretained `CallbackTarget`, a final class
-// reached in each callback through `_withUnsafeGuaranteedRef`: its `let` properties (the handler, and a pointer to the mutable
-// `ParserState`) are borrowed with no retain/release, and the mutable state behind the raw pointer
-// is updated with no exclusivity check. Keys, strings and numbers are passed on as borrowed
+// reached in each callback through `_withUnsafeGuaranteedRef`: its `let` handler is borrowed with
+// no retain/release. The second field points to the mutable `ParserState`, which is updated with
+// no exclusivity check. Keys, strings and numbers are passed on as borrowed
 // buffers. An error thrown by the handler is stored, the callback returns 0 ("stop"), and the error
 // is rethrown after `yajl_parse` returns.
 
-/// What YAJL's context pointer points at: the handler and the mutable state, both fixed for the
-/// parse. Held strongly by `YAJLParserBridge`, passed to YAJL unretained.
+/// What the first field of YAJL's context points at: the handler, fixed for the parse (the state
+/// is the context's second field). Held strongly by `YAJLParserBridge`, passed to YAJL unretained.
 final class CallbackTarget {
     let handler: any JSONEventHandler
-    let state: UnsafeMutablePointer<ParserState>
 
-    init(handler: any JSONEventHandler, state: UnsafeMutablePointer<ParserState>) {
+    init(handler: any JSONEventHandler) {
         self.handler = handler
-        self.state = state
     }
 }
 
@@ -54,7 +52,7 @@ final class YAJLParserBridge {
                 tracksPath: options.tracksPath
             )
         )
-        target = CallbackTarget(handler: handler, state: state)
+        target = CallbackTarget(handler: handler)
         let callbacks = (deliversEvents ? sharedCallbacks : validatingCallbacks).pointee
         table = .allocate(capacity: 1)
         table.initialize(to: callbacks)
@@ -65,6 +63,7 @@ final class YAJLParserBridge {
         Self.initializeCapture(
             captureStorage,
             target: target,
+            state: state,
             table: UnsafeMutableRawPointer(table),
             maxDepth: options.maxDepth
         )
