@@ -239,15 +239,20 @@ private func open(
     isArray: Bool,
     _ body: (JSONEventContext) throws -> Void
 ) -> Int32 {
-    let depth = s.pointee.path.depth + 1
-    if depth > s.pointee.maxDepth {
-        s.pointee.pendingError = LimitViolation.depth(offset: s.pointee.currentOffset - 1)
-        return 0
-    }
+    let depth = s.pointee.path.depth &+ 1
+    if _slowPath(depth > s.pointee.maxDepth) { return tooDeep(s) }
     if depth > s.pointee.maxDepthSeen { s.pointee.maxDepthSeen = depth }
     let result = deliver(s, body)
     s.pointee.path.push(isArray: isArray)
     return result
+}
+
+/// Records the depth-limit error of a container that would open too deep; returns YAJL's "stop".
+/// Out of line: the error is no part of the per-container path.
+@inline(never)
+private func tooDeep(_ s: UnsafeMutablePointer<ParserState>) -> Int32 {
+    s.pointee.pendingError = LimitViolation.depth(offset: s.pointee.currentOffset - 1)
+    return 0
 }
 
 /// A limit hit inside a callback; `JSONParser` turns it into a located `JSONParseError`.

@@ -74,13 +74,14 @@ struct PathStack {
 
     @inline(__always)
     mutating func push(isArray: Bool) {
-        if depth == frames.capacity { frames.grow(toAtLeast: depth + 1) }
+        if _slowPath(depth == frames.capacity) { frames.grow(toAtLeast: depth &+ 1) }
         let start: Int
         if depth == 0 {
             start = 0
         } else {
-            let top = frames[depth - 1]
-            start = top.keyStart + max(top.keyLength, 0)
+            // Two fields of the enclosing frame, read in place (not a copy of the whole frame).
+            let top = frames.base + (depth &- 1)
+            start = top.pointee.keyStart &+ max(top.pointee.keyLength, 0)
         }
         frames[depth] = Frame(
             isArray: isArray,

@@ -19,7 +19,9 @@ struct GrowableBuffer<Element: BitwiseCopyable> {
             .bindMemory(to: Element.self, capacity: self.capacity)
     }
 
-    /// Grows to at least `needed` slots, doubling, keeping the contents.
+    /// Grows to at least `needed` slots, doubling, keeping the contents. Out of line: callers test
+    /// for room on their per-event paths, and the growth is rare.
+    @inline(never)
     mutating func grow(toAtLeast needed: Int) {
         guard needed > capacity else { return }
         var grown = capacity * 2

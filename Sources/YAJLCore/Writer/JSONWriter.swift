@@ -85,8 +85,9 @@ public final class JSONWriter {
     private var separator: String?
     /// Why ``options`` cannot be used; thrown by every call.
     private let optionsError: JSONOptionError?
-    /// Whether ``optionsError`` is set: one flag for the per-token checks to test.
-    private let optionsFailed: Bool
+    /// Whether every call fails: ``optionsError`` is set, or the sink failed (its error is kept by
+    /// the generator's output). One flag for the per-token checks to test.
+    @exclusivity(unchecked) private var halted: Bool
 
     /// A writer to `sink`.
     ///
@@ -102,7 +103,7 @@ public final class JSONWriter {
             optionsError = error
             usable = Options()
         }
-        optionsFailed = optionsError != nil
+        halted = optionsError != nil
         generator = YAJLGeneratorBridge(
             options: usable,
             output: GeneratorOutput(sink: sink, capacity: min(max(1, usable.bufferSize), 1 << 30))
@@ -118,6 +119,7 @@ public final class JSONWriter {
     // MARK: Values
 
     /// Opens an object (`{`) where a value may come.\n- Throws: `JSONWriterError` where a value is not allowed, or past `maxDepth`.
+    @inline(__always)
     public func startObject() throws {
         try beforeValue("an object")
         guard stack.count < Self.maxDepth else { throw Self.depthError }
@@ -126,6 +128,7 @@ public final class JSONWriter {
     }
 
     /// Closes the innermost object (`}`).\n- Throws: `JSONWriterError` when the innermost container is not an object, or a key has no value yet.
+    @inline(__always)
     public func endObject() throws {
         try checkOptions()
         guard case .object(let expectingKey) = stack.innermost else {
@@ -138,6 +141,7 @@ public final class JSONWriter {
     }
 
     /// Opens an array (`[`) where a value may come.\n- Throws: `JSONWriterError` where a value is not allowed, or past `maxDepth`.
+    @inline(__always)
     public func startArray() throws {
         try beforeValue("an array")
         guard stack.count < Self.maxDepth else { throw Self.depthError }
@@ -146,6 +150,7 @@ public final class JSONWriter {
     }
 
     /// Closes the innermost array (`]`).\n- Throws: `JSONWriterError` when the innermost container is not an array.
+    @inline(__always)
     public func endArray() throws {
         try checkOptions()
         guard case .array = stack.innermost else {
@@ -163,6 +168,7 @@ public final class JSONWriter {
     }
 
     /// An object key from UTF-8 bytes (e.g. a parser's ``JSONStringView/bytes``).
+    @inline(__always)
     public func key(utf8: UnsafeRawBufferPointer) throws {
         try checkOptions()
         guard case .object(expectingKey: true) = stack.innermost else {
@@ -179,6 +185,7 @@ public final class JSONWriter {
     }
 
     /// A string from UTF-8 bytes; YAJL escapes `"`, `\` and control characters.
+    @inline(__always)
     public func string(utf8: UnsafeRawBufferPointer) throws {
         try beforeValue("a string")
         try check(generator.string(utf8))
@@ -231,6 +238,7 @@ public final class JSONWriter {
     }
 
     /// `true` or `false`.
+    @inline(__always)
     public func bool(_ value: Bool) throws {
         try beforeValue("a boolean")
         try check(generator.bool(value))
@@ -238,6 +246,7 @@ public final class JSONWriter {
     }
 
     /// `null`.
+    @inline(__always)
     public func null() throws {
         try beforeValue("null")
         try check(generator.null())
@@ -253,8 +262,10 @@ public final class JSONWriter {
         try checkSink()
     }
 
-    /// Checks that every container is closed, then flushes.
+    /// Checks that every container is closed, then flushes. A writer whose options did not
+    /// validate, or whose sink has failed, throws that error instead, as every call does.
     public func finish() throws {
+        try checkOptions()
         guard stack.isEmpty else {
             throw stateError("finishing with \(stack.count) container\(stack.count == 1 ? "" : "s") still open")
         }
@@ -274,7 +285,7 @@ public final class JSONWriter {
     /// value now) is a few flag tests inline; the rest is `checkBeforeValue`.
     @inline(__always)
     private func beforeValue(_ what: @autoclosure () -> String) throws {
-        if _slowPath(optionsFailed || stack.isEmpty || stack.expectsKey) { try checkBeforeValue(what) }
+        if _slowPath(halted || stack.isEmpty || stack.expectsKey) { try checkBeforeValue(what) }
     }
 
     /// Options that did not validate, a value where a key goes, a value at the top level (after a
@@ -302,15 +313,17 @@ public final class JSONWriter {
         if stack.isEmpty { complete = true }
     }
 
-    /// Throws the options' validation error, if there was one (every call fails with it).
+    /// Throws the options' validation error, or the sink's, if there was one (every call fails
+    /// with it).
     @inline(__always)
     private func checkOptions() throws {
-        if _slowPath(optionsFailed) { try throwOptionsError() }
+        if _slowPath(halted) { try throwHaltingError() }
     }
 
     @inline(never)
-    private func throwOptionsError() throws {
+    private func throwHaltingError() throws {
         if let optionsError { throw optionsError }
+        try checkSink()
     }
 
     private func stateError(_ message: String) -> JSONWriterError {
@@ -329,12 +342,12 @@ public final class JSONWriter {
     }
 
     /// After each generator call: hands full buffers to the sink, and turns a failed status or a
-    /// failed sink into the writer's error (outlined in `fail`).
+    /// failed sink into the writer's error (outlined in `fail`). Only a call that handed bytes to
+    /// the sink can find it failed; from then on every call fails at its start (``halted``).
     @inline(__always)
     private func check(_ status: YAJLGeneratorBridge.Status) throws {
         if _fastPath(status == .ok) {
-            generator.drain()
-            if _slowPath(generator.output.pendingError != nil) { try checkSink() }
+            if _slowPath(generator.drain()) { try checkSink() }
             return
         }
         try fail(status)
@@ -356,6 +369,7 @@ public final class JSONWriter {
 
     private func checkSink() throws {
         if let error = generator.output.pendingError {
+            halted = true
             // The sink's own I/O error passes through unchanged (it names the output and errno).
             if error is JSONIOError { throw error }
             throw JSONWriterError(kind: .outputFailed, message: "the output failed: \(error)")

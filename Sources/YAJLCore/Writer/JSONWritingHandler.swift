@@ -8,17 +8,28 @@ public final class JSONWritingHandler: JSONEventHandler {
     /// A handler that writes every event it receives to `writer`.
     public init(writer: JSONWriter) { self.writer = writer }
 
+    // Each method inlines the writer's call (itself inlined), so that the witness the parser calls
+    // is the whole path down to the output buffer: one call per event instead of three.
+    @inline(__always)
     public func startObject(context: JSONEventContext) throws { try writer.startObject() }
+    @inline(__always)
     public func endObject(context: JSONEventContext) throws { try writer.endObject() }
+    @inline(__always)
     public func startArray(context: JSONEventContext) throws { try writer.startArray() }
+    @inline(__always)
     public func endArray(context: JSONEventContext) throws { try writer.endArray() }
+    @inline(__always)
     public func key(_ key: JSONStringView, context: JSONEventContext) throws { try writer.key(utf8: key.bytes) }
+    @inline(__always)
     public func string(_ value: JSONStringView, context: JSONEventContext) throws {
         try writer.string(utf8: value.bytes)
     }
+    @inline(__always)
     public func number(_ value: JSONNumberView, context: JSONEventContext) throws {
         try writer.number(validatedText: value.bytes)
     }
+    @inline(__always)
     public func bool(_ value: Bool, context: JSONEventContext) throws { try writer.bool(value) }
+    @inline(__always)
     public func null(context: JSONEventContext) throws { try writer.null() }
 }

@@ -9,15 +9,18 @@ struct OpenContainers {
         case object(expectingKey: Bool)
     }
 
-    /// Bit `level` is set when the container at `level` (0 outermost) is an array.
+    /// The open containers' kinds as a stack of bits, the innermost in bit 0: a push shifts a
+    /// bit in, a pop shifts it out (zeros come in from the top, so with none open bit 0 is clear).
+    /// At most 127 are open, so no bit is ever shifted out at the top. A shift by one is two
+    /// instructions, where setting or reading the bit of level `count` took a variable 128-bit shift.
     private var arrays: UInt128 = 0
     /// How many containers are open.
     private(set) var count = 0
     /// Whether the innermost object waits for a key (meaningless inside an array).
     var expectingKey = false
-    /// Whether the innermost container is an array (`false` when none is open): the bit of level
-    /// `count - 1`, kept apart so that the per-token checks read one flag.
-    private(set) var innermostIsArray = false
+    /// Whether the innermost container is an array (`false` when none is open).
+    @inline(__always)
+    var innermostIsArray: Bool { arrays & 1 != 0 }
 
     var isEmpty: Bool { count == 0 }
 
@@ -35,17 +38,15 @@ struct OpenContainers {
     @inline(__always)
     mutating func push(isArray: Bool) {
         precondition(count < 128, "deeper than the writer's limit")
-        let bit = UInt128(1) &<< UInt128(truncatingIfNeeded: count)  // count < 128: no overshift
-        arrays = isArray ? arrays | bit : arrays & ~bit
+        arrays = arrays &<< 1 | (isArray ? 1 : 0)
         count &+= 1
         expectingKey = !isArray
-        innermostIsArray = isArray
     }
 
     /// Closes the innermost container.
     @inline(__always)
     mutating func pop() {
         count &-= 1
-        innermostIsArray = count > 0 && (arrays &>> UInt128(truncatingIfNeeded: count &- 1)) & 1 == 1
+        arrays &>>= 1
     }
 }

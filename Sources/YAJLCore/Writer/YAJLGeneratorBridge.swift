@@ -22,6 +22,9 @@ final class GeneratorOutput {
 final class YAJLGeneratorBridge {
     private let handle: OpaquePointer
     let output: GeneratorOutput
+    /// The output's capacity, kept here too: the per-token test reads one field of the bridge
+    /// instead of two dependent loads through `output`.
+    private let drainSize: Int
     /// Calls since the buffer was last checked, and the bytes of text they passed: YAJL's buffer
     /// is looked at every 64 calls or once the text passed reaches the writer's buffer size, so
     /// it exceeds that size by at most 64 small tokens or one large one (whatever their size).
@@ -49,6 +52,7 @@ final class YAJLGeneratorBridge {
 
     init(options: JSONWriter.Options, output: GeneratorOutput) {
         self.output = output
+        drainSize = output.capacity
         indent = strdup(options.indent)
         guard let handle = yajl_gen_alloc(nil) else { fatalError("yajl_gen_alloc failed: out of memory") }
         self.handle = handle
@@ -64,16 +68,23 @@ final class YAJLGeneratorBridge {
 
     /// Hands YAJL's buffer to the sink when it has passed the writer's buffer size (checked every
     /// 64 calls), or always when `force` is set. The per-token test is inline; the work is not.
+    /// Returns whether it looked at the buffer (only then can the sink have failed).
     @inline(__always)
-    func drain(force: Bool = false) {
+    @discardableResult
+    func drain(force: Bool = false) -> Bool {
         if let direct {
-            if direct._withUnsafeGuaranteedRef({ $0.count >= output.capacity || (force && $0.count > 0) }) {
+            if direct._withUnsafeGuaranteedRef({ $0.count >= drainSize || (force && $0.count > 0) }) {
                 drainDirect()
+                return true
             }
-            return
+            return false
         }
         callsSinceCheck &+= 1
-        if force || callsSinceCheck >= 64 || textSinceCheck >= output.capacity { drainYAJL(force: force) }
+        if force || callsSinceCheck >= 64 || textSinceCheck >= drainSize {
+            drainYAJL(force: force)
+            return true
+        }
+        return false
     }
 
     @inline(never)
