@@ -13,8 +13,14 @@ final class SnakeCaseKeyCache {
 
     static let maxEntries = 4096
     /// Open addressing, twice the largest number of entries, so a probe always ends at a gap.
-    private var slots = [Entry?](repeating: nil, count: 2 * maxEntries)
+    /// Empty until the first key with `_` is converted: every decoding session has a cache, and
+    /// the table (192 KiB, written through when it is made) would otherwise be resident in
+    /// sessions that use no key strategy at all.
+    private var slots: [Entry?] = []
     private var count = 0
+
+    /// Whether the table has been made (tests).
+    var hasTable: Bool { !slots.isEmpty }
 
     /// Whether the JSON key `key` (UTF-8) converts to `wanted`.
     func matches(_ key: UnsafeRawBufferPointer, _ wanted: String) -> Bool {
@@ -29,6 +35,7 @@ final class SnakeCaseKeyCache {
     private func withConverted<R>(_ key: UnsafeRawBufferPointer, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
         for byte in key { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        if slots.isEmpty { slots = [Entry?](repeating: nil, count: 2 * Self.maxEntries) }
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         while let entry = slots[slot] {
