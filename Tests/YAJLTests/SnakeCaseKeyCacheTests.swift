@@ -34,8 +34,8 @@ struct SnakeCaseKeyCacheTests {
         #expect(Self.matches(cache, key, wanted) == expected)
     }
 
-    /// A session that decodes with the default keys never makes the table.
-    @Test func aSessionWithDefaultKeysMakesNoTable() throws {
+    /// A new session has no table: only the snake_case strategy's first conversion makes one.
+    @Test func aNewSessionHasNoTable() throws {
         let session = DecodingSession(options: JSONRecordDecodingOptions())
         #expect(!session.snakeCaseKeys.hasTable)
     }
