@@ -36,6 +36,8 @@ struct WriterSinkFailureTests {
             ("startArray", { try $0.startArray() }),
             ("startObject", { try $0.startObject() }),
             ("endArray", { try $0.endArray() }),
+            ("key", { try $0.key("k") }),
+            ("endObject", { try $0.endObject() }),
             ("string", { try $0.string("later") }),
             (
                 "string(utf8:)",
@@ -57,7 +59,8 @@ struct WriterSinkFailureTests {
     }
 
     /// Writes strings into an open array until a call throws (the first one that hands bytes to
-    /// the sink), then checks that error and every later call.
+    /// the sink), then checks that error and every later call (a key and an object's end too, although no
+    /// object is open: the failure comes first).
     static func checkFailure(
         writer: JSONWriter,
         expected: Expected,
