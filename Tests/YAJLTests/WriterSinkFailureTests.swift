@@ -88,19 +88,35 @@ struct WriterSinkFailureTests {
         #expect(sinkCalls() == 1, "\(label): the sink was written to again after it failed")
     }
 
-    @Test(arguments: [false, true])
-    func aFailedClosureSinkFailsEveryLaterCall(beautify: Bool) throws {
+    /// How many times a sink was called.
+    final class CallCount {
+        var value = 0
+    }
+
+    /// A writer (beautified or not, with a `bufferSize`-byte buffer) whose sink counts its calls
+    /// in `calls`, then hands the bytes to `write`.
+    static func countingWriter(
+        beautify: Bool,
+        bufferSize: Int,
+        calls: CallCount,
+        write: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) -> JSONWriter {
         var options = JSONWriter.Options(beautify: beautify)
-        options.bufferSize = 16
-        var calls = 0
-        let writer = JSONWriter(
-            to: .closure { _ in
-                calls += 1
-                throw SinkBroke()
+        options.bufferSize = bufferSize
+        return JSONWriter(
+            to: .closure { bytes in
+                calls.value += 1
+                try write(bytes)
             },
             options: options
         )
-        try Self.checkFailure(writer: writer, expected: .wrapped, sinkCalls: { calls }, "beautify \(beautify)")
+    }
+
+    @Test(arguments: [false, true])
+    func aFailedClosureSinkFailsEveryLaterCall(beautify: Bool) throws {
+        let calls = CallCount()
+        let writer = Self.countingWriter(beautify: beautify, bufferSize: 16, calls: calls) { _ in throw SinkBroke() }
+        try Self.checkFailure(writer: writer, expected: .wrapped, sinkCalls: { calls.value }, "beautify \(beautify)")
     }
 
     @Test(arguments: [false, true])
@@ -111,34 +127,23 @@ struct WriterSinkFailureTests {
             return
         }
         defer { close(fd) }
-        var options = JSONWriter.Options(beautify: beautify)
-        options.bufferSize = 16
         // The descriptor sink is wrapped so that its calls can be counted.
-        var calls = 0
+        let calls = CallCount()
         var sink = FileDescriptorOutputSink(fileDescriptor: fd, name: "/dev/full")
-        let writer = JSONWriter(
-            to: .closure { bytes in
-                calls += 1
-                try sink.write(bytes)
-            },
-            options: options
+        let writer = Self.countingWriter(beautify: beautify, bufferSize: 16, calls: calls) { try sink.write($0) }
+        try Self.checkFailure(
+            writer: writer,
+            expected: .ioError(.write),
+            sinkCalls: { calls.value },
+            "beautify \(beautify)"
         )
-        try Self.checkFailure(writer: writer, expected: .ioError(.write), sinkCalls: { calls }, "beautify \(beautify)")
     }
 
     /// Parse-and-write (the `reformat` path): the parse stops with the sink's error.
     @Test(arguments: [false, true])
     func aFailedSinkStopsTheParseThatWrites(beautify: Bool) throws {
-        var options = JSONWriter.Options(beautify: beautify)
-        options.bufferSize = 64
-        var calls = 0
-        let writer = JSONWriter(
-            to: .closure { _ in
-                calls += 1
-                throw SinkBroke()
-            },
-            options: options
-        )
+        let calls = CallCount()
+        let writer = Self.countingWriter(beautify: beautify, bufferSize: 64, calls: calls) { _ in throw SinkBroke() }
         let text = "[" + Array(repeating: #"{"k":[1,2.5,"s",true,null]}"#, count: 2_000).joined(separator: ",") + "]"
         do {
             try JSONParser(handler: JSONWritingHandler(writer: writer)).parse(from: .text(text))
@@ -146,8 +151,8 @@ struct WriterSinkFailureTests {
         } catch {
             #expect(Expected.wrapped.matches(error), "threw \(error)")
         }
-        #expect(calls == 1)
+        #expect(calls.value == 1)
         #expect(throws: JSONWriterError.self) { try writer.finish() }
-        #expect(calls == 1)
+        #expect(calls.value == 1)
     }
 }
