@@ -18,7 +18,9 @@ public struct JSONWriterError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let invalidNumber = Kind(rawValue: "invalid-number")
         /// A string that is not valid UTF-8 while validation is on (`yajl_gen_invalid_string`).
         public static let invalidString = Kind(rawValue: "invalid-string")
-        /// The sink failed to take the output.
+        /// The sink failed to take the output. A sink's own `JSONIOError` is thrown as it is
+        /// instead. Either way, every later call of the writer (`finish` too) throws the same error
+        /// and writes nothing more.
         public static let outputFailed = Kind(rawValue: "output-failed")
     }
 
