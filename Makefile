@@ -15,7 +15,10 @@
 #                    program counting with libyajl's callbacks: Docs/Peers.md
 #   make bench-shapes validate, minify and typed events beside json_verify, json_reformat and C on
 #                    seven documents of unusual shapes (escapes, deep nesting, ...): Docs/Shapes.md
-#   make bench-size  the peak and resident memory of `yajl validate` beside json_verify, by mapping
+#   make bench-size  the peak and resident memory of `yajl validate` beside json_verify, by mapped
+#                    file (Benchmarks/process-size.sh)
+#   make link-order  rewrites scripts/link-order.txt, the order in which the release link lays out
+#                    the functions the tool runs (callgrind runs of each command; see below)
 
 SWIFT      ?= swift
 DEMO_DIR   ?= demo-data
@@ -39,12 +42,22 @@ BIN        := .build/release
 # must then be rebuilt after a security update of libyajl or zlib. (libm stays shared: its static
 # archive needs the loader's private symbols.)
 # Measured (`make bench-size`; Docs/Architecture.md, section 8): `yajl validate` peaks at about
-# 7 MiB, against 18.5 for the dynamic build with Foundation. The executable stays
+# 6 MiB, against 18.5 for the dynamic build with Foundation. The executable stays
 # position-independent (ASLR). With --disable-local-rpath there is no $ORIGIN run path (the
 # loader no longer looks for each of the 5 system libraries in 11 subdirectories of the build
 # directory first), and -static-libgcc links the unwinder in instead of mapping libgcc_s: together
 # 1.33 -> 1.15 ms of CPU for `yajl validate` on an empty array (perf stat -r 200).
 # RELEASE_FLAGS= gives the toolchain's default dynamic build.
+# The functions a run executes are laid out together, in the order of scripts/link-order.txt
+# (written by `make link-order`, see scripts/link-order.py): the kernel maps an executable's pages
+# 64 KiB at a time around each fault, so the same 0.4 MB of executed code spread over the whole
+# 10 MB of text made 5.7 MB of it resident. `yajl extract` on 16 MiB of records peaked at 10.6 MiB,
+# now at 8.0 (Docs/Architecture.md, section 8). Our own modules are compiled with a section per
+# function so that the linker can move each of them; a symbol the file names but the build no
+# longer has is skipped silently.
+LINK_ORDER := $(CURDIR)/scripts/link-order.txt
+LINK_ORDER_FLAGS := $(if $(wildcard $(LINK_ORDER)),-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
+  -Xlinker --symbol-ordering-file=$(LINK_ORDER) -Xlinker --no-warn-symbol-ordering)
 RELR_OK := $(shell ldd --version 2>/dev/null | head -1 | awk '{split($$NF, v, "."); if (v[1] > 2 || (v[1] == 2 && v[2] >= 36)) print "yes"}')
 STATIC_CXX := $(firstword $(wildcard $(foreach cc,c++ cc clang,$(filter /%,$(shell $(cc) -print-file-name=libstdc++.a 2>/dev/null)))))
 LIB_DIR := $(shell pkg-config --variable=libdir yajl 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
@@ -56,13 +69,13 @@ STATIC_LIB_DIR := $(CURDIR)/.build/static-libs
 RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xlinker --icf=all \
   --disable-local-rpath -Xswiftc -Xclang-linker -Xswiftc -static-libgcc \
   $(if $(RELR_OK),-Xlinker -z -Xlinker pack-relative-relocs) \
-  --pkg-config-path $(STATIC_LIB_DIR)/pkgconfig -Xswiftc -L$(STATIC_LIB_DIR)
+  --pkg-config-path $(STATIC_LIB_DIR)/pkgconfig -Xswiftc -L$(STATIC_LIB_DIR) $(LINK_ORDER_FLAGS)
 SWIFT_RELEASE = $(SWIFT) build -c release $(RELEASE_FLAGS)
 
 FUZZ_SECONDS ?= 60
 SMOKE_FUZZ_SECONDS ?= 30
 
-.PHONY: all deps static-libs build release test docs lint format bench-peers bench-shapes bench-size bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
+.PHONY: all deps static-libs build release link-order test docs lint format bench-peers bench-shapes bench-size bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
 
 all: build
 
@@ -92,6 +105,11 @@ build: deps
 release: deps
 	$(SWIFT_RELEASE) --product yajl
 	cp $(BIN)/yajl $(BIN)/yajl.rewritten && mv -f $(BIN)/yajl.rewritten $(BIN)/yajl
+
+# Rewrites scripts/link-order.txt from callgrind runs of the release tool (valgrind, from `make
+# deps`); the next `make release` links with it.
+link-order: release
+	python3 scripts/link-order.py $(BIN)/yajl $(LINK_ORDER)
 
 # Tests run one at a time: the memory checks read the process's peak RSS, which tests running
 # side by side would inflate.
