@@ -191,7 +191,8 @@ bench-peers: release
 	@for kind in records numbers; do f=.build/bench-data/$$kind-16MiB.json; \
 	  head -c 96 $$f 2>/dev/null | grep -q '"version":$(GENERATOR_VERSION)}' || \
 	  $(BIN)/yajl generate $$f --kind $$kind --size 16M > /dev/null; done
-	python3 Benchmarks/peers.py --rounds 3 $(PEER_DOCS) $(wildcard ../shared/corpus/canada.json ../shared/corpus/citm_catalog.json ../shared/corpus/twitter.json)
+	@# Five rounds: with three, the medians of whole processes moved by 15-35% between reports.
+	python3 Benchmarks/peers.py --rounds 5 $(PEER_DOCS) $(wildcard ../shared/corpus/canada.json ../shared/corpus/citm_catalog.json ../shared/corpus/twitter.json)
 
 # Seven documents of one unusual shape each (non-ASCII text, escapes, small integers, deep nesting,
 # literals, long strings, indentation): validate, minify and typed events beside json_verify,

@@ -20,6 +20,7 @@ usage: scripts/link-order.py YAJL OUTPUT
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -81,6 +82,8 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.strip().splitlines()[-1])
     yajl, output = os.path.abspath(sys.argv[1]), sys.argv[2]
+    if shutil.which("valgrind") is None:
+        sys.exit("link-order: valgrind is missing (make deps installs it)")
     nm = subprocess.run(["nm", yajl], capture_output=True, text=True, check=True).stdout
     symbols = {p[2] for p in (l.split() for l in nm.splitlines()) if len(p) == 3 and p[1] in "tTwW"}
     total = Counter()
@@ -100,12 +103,11 @@ def main():
         for n, command in enumerate(COMMANDS):
             out = os.path.join(tmp, f"callgrind.{n}")
             args = [a.format(**docs) for a in command]
-            stdin = None
-            if args[-1].startswith("<"):
-                stdin = open(args.pop()[1:], "rb")
-            subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", "--dump-instr=no",
-                            f"--callgrind-out-file={out}", yajl] + args,
-                           stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdin_path = args.pop()[1:] if args[-1].startswith("<") else os.devnull
+            with open(stdin_path, "rb") as stdin:
+                subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", "--dump-instr=no",
+                                f"--callgrind-out-file={out}", yajl] + args,
+                               stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             costs = executed(out, symbols)
             if not costs:
                 sys.exit(f"link-order: no function of {yajl} ran under callgrind for {' '.join(args)}")
