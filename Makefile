@@ -51,7 +51,7 @@ BIN        := .build/release
 # The functions a run executes are laid out together, in the order of scripts/link-order.txt
 # (written by `make link-order`, see scripts/link-order.py): the kernel maps an executable's pages
 # 64 KiB at a time around each fault, so the same 0.4 MB of executed code spread over the whole
-# 10 MB of text made 5.7 MB of it resident. `yajl extract` on 16 MiB of records peaked at 10.6 MiB,
+# 10 MB of text made 5.6 MiB of it resident. `yajl extract` on 16 MiB of records peaked at 10.6 MiB,
 # now at 8.0 (Docs/Architecture.md, section 8). Our own modules are compiled with a section per
 # function so that the linker can move each of them; a symbol the file names but the build no
 # longer has is skipped silently.
