@@ -3,8 +3,8 @@
 #   make test   run the test suite
 # Both install what is missing first (libyajl-dev, pkg-config, yajl-tools, time, valgrind).
 #   make hardening   the test suite under AddressSanitizer, the tool under valgrind and against
-#                    hostile documents, and a short run of each fuzz target (CI runs it after
-#                    `make test`)
+#                    hostile documents, its peak memory per command (make footprint), and a short
+#                    run of each fuzz target (CI runs it after `make test`)
 #   make fuzz        the fuzz targets, FUZZ_SECONDS each (default 60; the release check uses 600)
 #   make docs        the DocC archives of YAJL and YAJLHTTP in .build/docs; fails on any warning
 #                    and on any public symbol without a doc comment
@@ -75,7 +75,7 @@ SWIFT_RELEASE = $(SWIFT) build -c release $(RELEASE_FLAGS)
 FUZZ_SECONDS ?= 60
 SMOKE_FUZZ_SECONDS ?= 30
 
-.PHONY: all deps static-libs build release link-order test docs lint format bench-peers bench-shapes bench-size bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile fuzz fuzz-smoke
+.PHONY: all deps static-libs build release link-order test docs lint format bench-peers bench-shapes bench-size bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile footprint fuzz fuzz-smoke
 
 all: build
 
@@ -129,7 +129,7 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive $(FORMATTED)
 
-hardening: sanitize leaks hostile fuzz-smoke
+hardening: sanitize leaks hostile footprint fuzz-smoke
 
 sanitize: deps
 	@bash scripts/sanitized-tests.sh
@@ -139,6 +139,10 @@ leaks: release
 
 hostile: release
 	@bash scripts/hostile-inputs.sh $(BIN)/yajl
+
+# The tool's peak memory on 16 MiB of records, command by command, within 10 MiB.
+footprint: release
+	@bash scripts/footprint.sh $(BIN)/yajl
 
 fuzz: deps
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh

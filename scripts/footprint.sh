@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The tool's peak memory on a local file stays within its budget (10 MiB): each command a user
+# runs on a file, on 16 MiB of generated records, five runs each, the least peak RSS (GNU time's
+# %M). The peak is mostly the executable's own code pages, so a new dependency, or a link order
+# (scripts/link-order.txt) that no longer matches the code, shows here first: 2.6 MiB more for
+# extract without the link order. The least of five, not the median: when the machine's cores are
+# busy, extract's parsing thread runs ahead and fills its queue of parsed batches (eight, about
+# half a megabyte of tapes), which raised single runs by up to 1.2 MiB.
+#
+# usage: scripts/footprint.sh YAJL   (`make footprint`; FOOTPRINT_LIMIT_KIB overrides the budget)
+set -euo pipefail
+yajl=${1:?usage: footprint.sh YAJL}
+limit=${FOOTPRINT_LIMIT_KIB:-10240}
+command -v /usr/bin/time > /dev/null || { echo "footprint: /usr/bin/time is missing (make deps)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$yajl" generate "$work/records.json" --kind records --size 16M > /dev/null
+
+failed=0
+run() {
+  local peaks=() kib
+  for _ in 1 2 3 4 5; do
+    kib=$( { /usr/bin/time -f '%M' "$yajl" "$@" > /dev/null; } 2>&1 | tail -1)
+    peaks+=("$kib")
+  done
+  kib=$(printf '%s\n' "${peaks[@]}" | sort -n | head -1)
+  if [ "$kib" -gt "$limit" ]; then
+    echo "footprint: FAIL  yajl $*: peak ${kib} KiB (runs: ${peaks[*]}), over ${limit} KiB"
+    failed=1
+  else
+    echo "footprint: ok    yajl $*: peak ${kib} KiB (runs: ${peaks[*]})"
+  fi
+}
+
+doc="$work/records.json"
+run validate "$doc"
+run stats "$doc"
+run extract '$.results[*]' "$doc"
+run reformat --minify "$doc"
+run to-ndjson '$.results[*]' "$doc"
+if [ "$failed" -ne 0 ]; then
+  echo "footprint: over the budget of ${limit} KiB. Rewrite the link order (make link-order) and see" \
+    "Docs/Architecture.md, section 8, for what the peak is made of (make bench-size)."
+  exit 1
+fi
+echo "footprint: every command's least peak was within ${limit} KiB"
