@@ -57,7 +57,7 @@ final class RecordDecoder<Record: Decodable> {
             return true
         } catch {
             let failure = describe(error, record: records[position], view: view)
-            guard policy == .skip else { throw failure }
+            guard policy == .skip else { throw failure.asThrown }
             report.skipped(failure)
             return false
         }
@@ -96,7 +96,7 @@ final class RecordDecoder<Record: Decodable> {
             report.delivered()
             return true
         }
-        guard policy == .skip else { throw failure }
+        guard policy == .skip else { throw failure.asThrown }
         report.skipped(failure)
         return false
     }
@@ -133,6 +133,7 @@ final class RecordDecoder<Record: Decodable> {
             _ message: String,
             _ underlying: DecodingError?
         ) -> JSONRecordDecodingError {
+            if let located = error as? JSONRecordDecodingError { return located }  // already located
             let failing = session.index(of: codingPath, in: view, from: record.start)
             let position = view.sourcePosition(
                 of: failing,
@@ -147,7 +148,8 @@ final class RecordDecoder<Record: Decodable> {
                 column: position.column,
                 byteOffset: position.offset,
                 recordLine: record.line,
-                underlying: underlying
+                underlying: underlying,
+                underlyingError: error
             )
         }
         guard let decodingError = error as? DecodingError else {

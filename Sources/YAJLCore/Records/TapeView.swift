@@ -5,6 +5,13 @@ struct TapeView {
     /// Where the values start in the source (see ``Tape``), read only for errors.
     let positions: UnsafeRawBufferPointer
 
+    /// A tape of one `null` at index 0, never freed (for a decoder of a value that is absent).
+    nonisolated(unsafe) static let null: TapeView = {
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 1, alignment: 1)
+        bytes[0] = Tape.Kind.null.rawValue
+        return TapeView(bytes: UnsafeRawBufferPointer(bytes), positions: UnsafeRawBufferPointer(start: nil, count: 0))
+    }()
+
     /// Where the value at `target` starts in the source, found by walking the record that
     /// starts at `start` (its positions at `positionStart`) in document order.
     func sourcePosition(of target: Int, inRecordAt start: Int, positionsAt positionStart: Int) -> SourcePosition {

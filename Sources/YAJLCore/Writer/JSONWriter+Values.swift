@@ -38,13 +38,22 @@ extension JSONWriter {
         }
     }
 
-    /// Encodes `value` where a value may come, with the same strategies as ``JSONRecordWriter``.
-    /// - Throws: ``JSONWriterError`` where a value is not allowed, or what `encode(to:)` throws.
+    /// Encodes `value` where a value may come, as `JSONEncoder` encodes it, with the same
+    /// strategies as ``JSONRecordWriter``.
+    ///
+    /// The value is encoded whole before any of it is written (an `Encodable` may come back to a
+    /// container it wrote to), so memory grows with the value: for many records, write them one
+    /// by one with ``JSONRecordWriter``. A value that fails to encode writes nothing.
+    /// - Throws: ``JSONWriterError`` where a value is not allowed; `EncodingError` as
+    ///   `JSONEncoder` throws it (a non-finite float, a value that encodes nothing, containers
+    ///   nested deeper than the ``maxDepth`` left at this position); or what `encode(to:)` throws,
+    ///   unchanged.
     public func encode<T: Encodable>(
         _ value: T,
         options: JSONRecordEncodingOptions = JSONRecordEncodingOptions()
     ) throws {
         try checkValueAllowed("a \(T.self) value")
-        try StreamingEncoder(writer: self, options: options).encodeValue(value, at: .root)
+        let tree = try EncodingContext.encode(value, options: options, maxDepth: Self.maxDepth - depth)
+        try tree.write(to: self)
     }
 }

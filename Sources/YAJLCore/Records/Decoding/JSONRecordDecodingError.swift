@@ -26,6 +26,43 @@ public struct JSONRecordDecodingError: Error, Sendable, CustomStringConvertible 
     public let recordLine: Int
     /// The `DecodingError` your type or the decoder raised, when there was one.
     public let underlying: DecodingError?
+    /// The error as it was thrown: a `DecodingError`, or the error your `init(from:)` threw.
+    ///
+    /// A reader that throws on a failing record (the default ``JSONRecordOptions/DecodingFailurePolicy/stop``)
+    /// throws an error of your own type unchanged, not wrapped in this type; with
+    /// ``JSONRecordOptions/DecodingFailurePolicy/skip`` it is kept here, in the report's
+    /// ``JSONRecordReport/failures``.
+    public let underlyingError: (any Error)?
+
+    /// A located error; `underlyingError` defaults to `underlying`.
+    package init(
+        recordPath: JSONPath,
+        path: JSONPath,
+        message: String,
+        line: Int,
+        column: Int,
+        byteOffset: Int,
+        recordLine: Int,
+        underlying: DecodingError?,
+        underlyingError: (any Error)? = nil
+    ) {
+        self.recordPath = recordPath
+        self.path = path
+        self.message = message
+        self.line = line
+        self.column = column
+        self.byteOffset = byteOffset
+        self.recordLine = recordLine
+        self.underlying = underlying
+        self.underlyingError = underlyingError ?? underlying
+    }
+
+    /// What a reader throws for this failure: the error your code threw, unchanged, or this
+    /// located error for a `DecodingError`.
+    var asThrown: any Error {
+        if let underlyingError, !(underlyingError is DecodingError) { return underlyingError }
+        return self
+    }
 
     /// `$.results[41].address.zip: expected String, found number at line 44, column 17 (byte 2301)`
     public var description: String { "\(path): \(message) at line \(line), column \(column) (byte \(byteOffset))" }

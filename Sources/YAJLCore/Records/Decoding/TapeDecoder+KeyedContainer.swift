@@ -94,7 +94,16 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return keys
     }
 
-    var allKeys: [Key] { keyIndices.compactMap { Key(stringValue: codingKeyName(forKeyAt: $0)) } }
+    /// Each distinct key once, in document order (a repeated key, or two keys the strategy maps
+    /// to one name, count once: as in `JSONDecoder`, the first member is the one decoded).
+    var allKeys: [Key] {
+        var seen = Set<String>()
+        return keyIndices.compactMap { index in
+            let name = codingKeyName(forKeyAt: index)
+            guard seen.insert(name).inserted else { return nil }
+            return Key(stringValue: name)
+        }
+    }
 
     private func codingKeyName(forKeyAt index: Int) -> String {
         session.codingKeyName(forKeyAt: index, in: view, codingPath: codingPath)
@@ -122,7 +131,12 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func member(_ key: Key) -> Int? {
         guard isLive else { return nil }
         if let value = hintedMember(key) { return value }
-        let wanted = key.stringValue
+        return member(named: key.stringValue)
+    }
+
+    /// The value entry of the first member whose key maps to `wanted`.
+    private func member(named wanted: String) -> Int? {
+        guard isLive else { return nil }
         let view = self.view
         let object = self.object
         let end = view.end(object)
@@ -135,13 +149,13 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             hint.pointee.next = view.next(value)
             return value
         }
+        // The first member with the key (a repeated key: the first wins, as in `JSONDecoder`).
+        // The hint is not moved here: it moves only past members found at it, so every member
+        // before it was found for another key, and the member found at it is the key's first.
         var child = view.firstChild(object)
         while child < end {
             let value = view.next(child)
-            if matches(child, wanted) {
-                hint?.pointee = MemberHint(object: object, next: view.next(value), end: end)
-                return value
-            }
+            if matches(child, wanted) { return value }
             child = view.next(value)
         }
         return nil
@@ -272,16 +286,12 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func superDecoder() throws -> any Decoder {
         guard isLive else { throw Unbox.expired(node) }
-        guard let value = member(Key(stringValue: "super")!) else {
-            throw DecodingError.keyNotFound(
-                RecordCodingKey.superKey,
-                DecodingError.Context(codingPath: codingPath, debugDescription: "missing key 'super'")
-            )
-        }
-        return TapeDecoder(nestedIn: decoder, index: value, node: .key("super", parent: node))
+        // The member named "super" (through the key strategy), or a null when there is none.
+        return TapeDecoder(nestedIn: decoder, index: member(named: "super"), node: .key("super", parent: node))
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        TapeDecoder(nestedIn: decoder, index: try require(key), node: childNode(key))
+        guard isLive else { throw Unbox.expired(node) }
+        return TapeDecoder(nestedIn: decoder, index: member(key), node: childNode(key))
     }
 }

@@ -86,100 +86,130 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     var isAtEnd: Bool { position >= end }
     private var view: TapeView { decoder.view }
 
-    /// The next element's entry and index; moves past it.
-    private mutating func next(_ type: Any.Type) throws -> (Int, Int) {
+    /// The next element's entry and index, not moved past: a decode that fails leaves the
+    /// container where it was (as in `JSONDecoder`), so `try?` can try another type.
+    private func peek(_ type: Any.Type) throws -> (Int, Int) {
         guard decoder.liveGeneration == generation else { throw Unbox.expired(node) }
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
                 type,
                 DecodingError.Context(
                     codingPath: codingPath + [RecordCodingKey(intValue: currentIndex)],
-                    debugDescription: "the array has no more elements"
+                    debugDescription: "Unkeyed container is at end."
                 )
             )
         }
-        let element = position
-        position = view.next(position)
+        return (position, currentIndex)
+    }
+
+    /// Moves past the element at `element` (after it decoded).
+    @inline(__always)
+    private mutating func advance(past element: Int) {
+        position = view.next(element)
         currentIndex += 1
-        return (element, currentIndex - 1)
     }
 
     /// The coding-path node of element `index`, built only when needed.
     private func elementNode(_ index: Int) -> CodingPathNode { .index(index, parent: node) }
 
     mutating func decodeNil() throws -> Bool {
-        guard decoder.liveGeneration == generation else { throw Unbox.expired(node) }
-        guard !isAtEnd, Unbox.isNull(view, position) else { return false }
-        position += 1
-        currentIndex += 1
+        let (element, _) = try peek(Optional<Any>.self)
+        guard Unbox.isNull(view, element) else { return false }
+        advance(past: element)
         return true
     }
 
     mutating func decode(_ type: Bool.Type) throws -> Bool {
-        let (v, i) = try next(type)
-        return try Unbox.bool(view, v, elementNode(i))
+        let (v, i) = try peek(type)
+        let value = try Unbox.bool(view, v, elementNode(i))
+        advance(past: v)
+        return value
     }
     mutating func decode(_ type: String.Type) throws -> String {
-        let (v, i) = try next(type)
-        return try Unbox.string(view, v, elementNode(i))
+        let (v, i) = try peek(type)
+        let value = try Unbox.string(view, v, elementNode(i))
+        advance(past: v)
+        return value
     }
     mutating func decode(_ type: Double.Type) throws -> Double {
-        let (v, i) = try next(type)
-        return try Unbox.double(view, v, elementNode(i), decoder.session.floatStrings)
+        let (v, i) = try peek(type)
+        let value = try Unbox.double(view, v, elementNode(i), decoder.session.floatStrings)
+        advance(past: v)
+        return value
     }
     mutating func decode(_ type: Float.Type) throws -> Float {
-        let (v, i) = try next(type)
-        return try Unbox.float(view, v, elementNode(i), decoder.session.floatStrings)
+        let (v, i) = try peek(type)
+        let value = try Unbox.float(view, v, elementNode(i), decoder.session.floatStrings)
+        advance(past: v)
+        return value
     }
     mutating func decode(_ type: Int.Type) throws -> Int {
-        let (v, i) = try next(type)
-        return try Unbox.integer(view, v, elementNode(i), as: type)
+        let (v, i) = try peek(type)
+        let value = try Unbox.integer(view, v, elementNode(i), as: type)
+        advance(past: v)
+        return value
     }
     mutating func decode(_ type: Int64.Type) throws -> Int64 {
-        let (v, i) = try next(type)
-        return try Unbox.integer(view, v, elementNode(i), as: type)
+        let (v, i) = try peek(type)
+        let value = try Unbox.integer(view, v, elementNode(i), as: type)
+        advance(past: v)
+        return value
     }
     mutating func decode(_ type: Int128.Type) throws -> Int128 {
-        let (v, i) = try next(type)
-        return try Unbox.integer(view, v, elementNode(i), as: type)
+        let (v, i) = try peek(type)
+        let value = try Unbox.integer(view, v, elementNode(i), as: type)
+        advance(past: v)
+        return value
     }
     mutating func decode(_ type: UInt128.Type) throws -> UInt128 {
-        let (v, i) = try next(type)
-        return try Unbox.integer(view, v, elementNode(i), as: type)
+        let (v, i) = try peek(type)
+        let value = try Unbox.integer(view, v, elementNode(i), as: type)
+        advance(past: v)
+        return value
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let (value, index) = try next(type)
-        return try decoder.decode(
+        let (element, index) = try peek(type)
+        let value = try decoder.decode(
             type,
-            at: value,
+            at: element,
             node: DeferredCodingPathNode(index: index, parent: shared.pendingNode.resolve())
         )
+        advance(past: element)
+        return value
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        let (value, index) = try next(KeyedDecodingContainer<NestedKey>.self)
+        let (value, index) = try peek(KeyedDecodingContainer<NestedKey>.self)
         let node = DeferredCodingPathNode(index: index, parent: shared.pendingNode.resolve())
         guard view.kind(value) == .object else { throw Unbox.mismatch([String: Any].self, view, value, node.made) }
-        return decoder.nestedKeyedContainer(
+        let container = decoder.nestedKeyedContainer(
             keyedBy: NestedKey.self,
             object: value,
             depth: decoder.depth + 1,
             node: node
         )
+        advance(past: value)
+        return container
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let (value, index) = try next((any UnkeyedDecodingContainer).self)
+        let (value, index) = try peek((any UnkeyedDecodingContainer).self)
         let node = DeferredCodingPathNode(index: index, parent: shared.pendingNode.resolve())
         guard view.kind(value) == .array else { throw Unbox.mismatch([Any].self, view, value, node.made) }
-        return UnkeyedContainer(decoder.session.arrayPosition(for: decoder, array: value, node: node), array: value)
+        let container = UnkeyedContainer(
+            decoder.session.arrayPosition(for: decoder, array: value, node: node),
+            array: value
+        )
+        advance(past: value)
+        return container
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        let (value, index) = try next((any Decoder).self)
+        let (value, index) = try peek((any Decoder).self)
+        advance(past: value)
         return TapeDecoder(nestedIn: decoder, index: value, node: .index(index, parent: shared.pendingNode.resolve()))
     }
 }

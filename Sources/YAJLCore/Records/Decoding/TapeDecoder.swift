@@ -64,10 +64,12 @@ final class TapeDecoder: Decoder {
         birth = 0
     }
 
-    /// A decoder of the value at `index` of `parent`'s record, at `node` (for `superDecoder`).
-    init(nestedIn parent: TapeDecoder, index: Int, node: CodingPathNode) {
-        view = parent.view
-        self.index = index
+    /// A decoder of the value at `index` of `parent`'s record, at `node` (for `superDecoder`);
+    /// with `index` nil, of a `null` (a super-decoder for a key the object does not have decodes
+    /// as null, as in `JSONDecoder`).
+    init(nestedIn parent: TapeDecoder, index: Int?, node: CodingPathNode) {
+        view = index == nil ? .null : parent.view
+        self.index = index ?? 0
         pendingNode = DeferredCodingPathNode(node)
         depth = parent.depth + 1
         session = parent.session

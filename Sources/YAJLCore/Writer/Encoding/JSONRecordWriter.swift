@@ -1,5 +1,7 @@
 /// Writes `Encodable` records as one JSON array or as NDJSON, streaming: each record is encoded
-/// straight into a ``JSONWriter`` (no `JSONEncoder`, no `Data` per record, no document buffer).
+/// as `JSONEncoder` encodes a value (the same containers, strategies and errors; see
+/// <doc:FoundationParity>), then written through a ``JSONWriter``. One record is held at a time,
+/// never the document; a record that fails to encode writes nothing.
 ///
 /// ```swift
 /// let output = JSONRecordWriter<User>(to: .standardOutput, layout: .ndjson)
@@ -16,7 +18,7 @@ public final class JSONRecordWriter<Record: Encodable> {
     }
 
     private let writer: JSONWriter
-    private let encoder: StreamingEncoder
+    private let encoding: JSONRecordEncodingOptions
     private let layout: Layout
     private var started = false
     private var sink: (any JSONOutputSink)?
@@ -40,7 +42,7 @@ public final class JSONRecordWriter<Record: Encodable> {
         if layout == .ndjson { options.beautify = false }
         writer = JSONWriter(to: sink, options: options)
         if layout == .ndjson { writer.allowMultipleValues(separator: "\n") }
-        encoder = StreamingEncoder(writer: writer, options: encoding)
+        self.encoding = encoding
     }
 
     /// A writer of records as elements of the array that `writer` has open (or as its top-level
@@ -51,15 +53,26 @@ public final class JSONRecordWriter<Record: Encodable> {
         layout = .array
         sink = nil
         ownsWriter = false
-        encoder = StreamingEncoder(writer: writer, options: encoding)
+        self.encoding = encoding
     }
 
     /// Encodes and writes one record.
     public func write(_ record: Record) throws {
-        if layout == .array && !started && ownsWriter { try writer.startArray() }
         if !ownsWriter { try writer.checkValueAllowed("a record") }  // not half a record where a key goes
+        // In an array a record is an element, as in `JSONEncoder().encode(records)`: its coding
+        // path starts with its index and, if it encodes nothing, it is `{}`. An NDJSON line is a
+        // top-level value, as in `JSONEncoder().encode(record)`.
+        let isElement = layout == .array
+        let tree = try EncodingContext.encode(
+            record,
+            options: encoding,
+            maxDepth: JSONWriter.maxDepth - writer.depth - (isElement && ownsWriter && !started ? 1 : 0),
+            at: isElement ? EncodingPath.root.appending(index: count) : .root,
+            asElement: isElement
+        )
+        if layout == .array && !started && ownsWriter { try writer.startArray() }
         started = true
-        try encoder.encodeValue(record, at: .index(count, parent: .root))
+        try tree.write(to: writer)
         count += 1
     }
 
