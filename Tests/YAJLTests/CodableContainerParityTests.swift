@@ -452,8 +452,10 @@ struct CodableContainerParityTests {
         var node: Node? = nil
         for _ in 0..<depth { node = Node(child: node) }
         defer {
-            // Released iteratively: the list is as deep as the test makes it.
-            while let next = node, isKnownUniquelyReferenced(&node) { node = next.child }
+            // Released one node at a time: each node's release finds its child still held.
+            var current = node
+            node = nil
+            while let next = current { current = next.child }
         }
         let sink = MemoryOutputSink()
         let writer = JSONWriter(to: sink)
