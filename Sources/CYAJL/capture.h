@@ -7,9 +7,10 @@
  * - the Swift callbacks (`events`), which keep the path, deliver events to the handler and enforce
  *   the limits;
  * - while a `RecordCapture` records a selected container (it asks for this when the container
- *   starts, and only when nothing but recording is left to do inside it), the callbacks below,
- *   which write each event straight onto its tape (tape.h) with its source position, check the
- *   depth limit and count events, with no call into Swift. The event that closes the container
+ *   starts), the callbacks below, which write each event straight onto its tape (tape.h) with its
+ *   source position, check the depth limit and the capture's byte limit, and count events, with
+ *   no call into Swift. They are the only code that records the inside of a selected value. The
+ *   event that closes the container
  *   switches the Swift set back and is delivered by it, so the handler completes the record as
  *   before.
  * The path stack (Swift) is not kept inside such a container: the bridge rebuilds it from the tape
@@ -130,6 +131,12 @@ typedef struct {
     long event_count;
     /* Where a container past `max_depth` would have opened, or -1. */
     long depth_error_offset;
+    /* The bytes the captured value may take on its tape before the capture stops (a value held
+     * whole for its query's sake is limited by maxBufferedBytes), LONG_MAX when none; and whether
+     * it did stop there. Counted from the captured container's tag, which moves when handed-out
+     * records are dropped from before it. */
+    long byte_limit;
+    int over_byte_limit;
     /* The chunk being parsed, its absolute offset, and its line (TextPosition's, at its start). */
     const unsigned char *chunk;
     size_t chunk_length;
@@ -164,13 +171,23 @@ CYAJL_INLINE void cyajl_capture_token(cyajl_capture *capture, long length, long 
     cyajl_capture_locate(capture, *offset, end, line, column);
 }
 
+/* An event recorded: counted, and the capture stopped (YAJL's 0) once the tape is past its limit. */
+CYAJL_INLINE int cyajl_capture_recorded(cyajl_capture *capture) {
+    capture->event_count += 1;
+    cyajl_tape *tape = capture->tape;
+    if (__builtin_expect((long)(tape->count - tape->open[0].start) > capture->byte_limit, 0)) {
+        capture->over_byte_limit = 1;
+        return 0;
+    }
+    return 1;
+}
+
 static inline int cyajl_capture_null(void *context) {
     cyajl_capture *capture = (cyajl_capture *)context;
     long offset, line, column;
     cyajl_capture_token(capture, 4, &offset, &line, &column);
     cyajl_tape_scalar(capture->tape, CYAJL_TAPE_NULL, 0, offset, line, column);
-    capture->event_count += 1;
-    return 1;
+    return cyajl_capture_recorded(capture);
 }
 
 static inline int cyajl_capture_boolean(void *context, int value) {
@@ -178,8 +195,7 @@ static inline int cyajl_capture_boolean(void *context, int value) {
     long offset, line, column;
     cyajl_capture_token(capture, value ? 4 : 5, &offset, &line, &column);
     cyajl_tape_scalar(capture->tape, CYAJL_TAPE_BOOL, value, offset, line, column);
-    capture->event_count += 1;
-    return 1;
+    return cyajl_capture_recorded(capture);
 }
 
 static inline int cyajl_capture_number(void *context, const char *text, size_t length) {
@@ -187,8 +203,7 @@ static inline int cyajl_capture_number(void *context, const char *text, size_t l
     long offset, line, column;
     cyajl_capture_token(capture, (long)length, &offset, &line, &column);
     cyajl_tape_number(capture->tape, text, length, offset, line, column);
-    capture->event_count += 1;
-    return 1;
+    return cyajl_capture_recorded(capture);
 }
 
 static inline int cyajl_capture_string(void *context, const unsigned char *bytes, size_t length) {
@@ -205,15 +220,13 @@ static inline int cyajl_capture_string(void *context, const unsigned char *bytes
     long line, column;
     cyajl_capture_locate(capture, offset, end, &line, &column);
     cyajl_tape_text(capture->tape, CYAJL_TAPE_STRING, bytes, length, 1, offset, line, column);
-    capture->event_count += 1;
-    return 1;
+    return cyajl_capture_recorded(capture);
 }
 
 static inline int cyajl_capture_key(void *context, const unsigned char *bytes, size_t length) {
     cyajl_capture *capture = (cyajl_capture *)context;
     cyajl_tape_text(capture->tape, CYAJL_TAPE_KEY, bytes, length, 0, 0, 0, 0);
-    capture->event_count += 1;
-    return 1;
+    return cyajl_capture_recorded(capture);
 }
 
 /* A container opens inside the capture, unless it would be deeper than allowed: then stop. */
@@ -230,8 +243,7 @@ CYAJL_INLINE int cyajl_capture_open(void *context, int kind) {
     }
     if (depth > capture->max_depth_seen) capture->max_depth_seen = depth;
     cyajl_tape_start_container(capture->tape, kind, offset, line, column);
-    capture->event_count += 1;
-    return 1;
+    return cyajl_capture_recorded(capture);
 }
 
 static inline int cyajl_capture_start_map(void *context) { return cyajl_capture_open(context, CYAJL_TAPE_OBJECT); }
@@ -251,17 +263,20 @@ CYAJL_INLINE int cyajl_capture_close(void *context, int is_map) {
         return is_map ? capture->swift_callbacks.yajl_end_map(context) : capture->swift_callbacks.yajl_end_array(context);
     }
     cyajl_tape_end_container(capture->tape);
-    capture->event_count += 1;
-    return 1;
+    return cyajl_capture_recorded(capture);
 }
 
 static inline int cyajl_capture_end_map(void *context) { return cyajl_capture_close(context, 1); }
 static inline int cyajl_capture_end_array(void *context) { return cyajl_capture_close(context, 0); }
 
-/* Starts recording the inside of the container just opened on `tape` (at path depth `depth`). */
-static inline void cyajl_capture_begin(cyajl_capture *capture, cyajl_tape *tape, long depth) {
+/*
+ * Starts recording the inside of the container just opened on `tape` (at path depth `depth`),
+ * stopping once that container takes more than `byte_limit` bytes of it.
+ */
+static inline void cyajl_capture_begin(cyajl_capture *capture, cyajl_tape *tape, long depth, long byte_limit) {
     capture->tape = tape;
     capture->base_depth = depth;
+    capture->byte_limit = byte_limit;
     yajl_callbacks table = {
         cyajl_capture_null,
         cyajl_capture_boolean,

@@ -41,8 +41,13 @@ public struct JSONEventContext {
     }
     /// During a `startObject` or `startArray` that began recording its container on `tape`:
     /// records every event inside it there too, without calling the handler, until the event
-    /// that closes it (delivered as usual). For a handler with nothing else to do inside.
-    func recordInside(on tape: Tape) { state.pointee.captureRequest = tape.storage }
+    /// that closes it (delivered as usual). The container may take at most `byteLimit` bytes of
+    /// the tape: past them the parse stops, and the parser asks the handler
+    /// (``CaptureLimitReporting``) for the error to throw.
+    func recordInside(on tape: Tape, byteLimit: Int) {
+        state.pointee.captureRequest = tape.storage
+        state.pointee.captureByteLimit = byteLimit
+    }
 
     /// Zero-based index of the top-level value this event belongs to: always 0 unless
     /// ``JSONParser/Options/allowMultipleValues`` is on (then it numbers NDJSON lines' values).

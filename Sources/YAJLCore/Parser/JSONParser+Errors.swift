@@ -22,6 +22,10 @@ extension JSONParser {
                         )
                     )
                 }
+                if case LimitViolation.captureBytes = pending {
+                    bridge.leaveCapture()
+                    throw fail((handler as? CaptureLimitReporting)?.captureByteLimitError() ?? pending)
+                }
                 throw fail(pending)
             }
             // The handler asked to stop: count the input up to the event that stopped it.

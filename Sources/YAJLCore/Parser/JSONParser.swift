@@ -43,7 +43,7 @@ public final class JSONParser {
     public internal(set) var bytesConsumed = 0
 
     /// The handler, strongly held here (the C bridge holds it unowned).
-    private let handler: any JSONEventHandler
+    let handler: any JSONEventHandler
     let bridge: YAJLParserBridge
     var failure: (any Error)?
     /// Why ``options`` cannot be used, found when the parser was made; thrown by the first call.

@@ -31,6 +31,8 @@ struct ParserState {
     /// The tape (its `cyajl_tape`) on which the handler asked, during a container start, to have
     /// the inside of that container recorded by the capture callbacks (capture.h).
     var captureRequest: UnsafeMutableRawPointer?
+    /// The bytes that container may take on the tape (see ``JSONEventContext/recordInside(on:byteLimit:)``).
+    var captureByteLimit = Int.max
 
     /// The 1-based line of the token being delivered.
     mutating func currentLine() -> Int {

@@ -45,8 +45,8 @@ extension YAJLParserBridge {
         capture.pointee.line_start_before = state.pointee.position.lineStartBefore
     }
 
-    /// Adds what the capture callbacks counted to the parser's state, and turns a depth limit they
-    /// hit into the error the Swift callbacks would have stored.
+    /// Adds what the capture callbacks counted to the parser's state, and turns a limit they hit
+    /// into the error to rethrow: the depth limit's, or the handler's for its byte limit.
     func takeCaptureCounts() {
         state.pointee.eventCount &+= capture.pointee.event_count
         state.pointee.eventsRecordedInC &+= capture.pointee.event_count
@@ -55,6 +55,10 @@ extension YAJLParserBridge {
         if capture.pointee.depth_error_offset >= 0 {
             state.pointee.pendingError = LimitViolation.depth(offset: capture.pointee.depth_error_offset)
             capture.pointee.depth_error_offset = -1
+        }
+        if capture.pointee.over_byte_limit != 0 {
+            capture.pointee.over_byte_limit = 0
+            state.pointee.pendingError = LimitViolation.captureBytes
         }
     }
 
@@ -111,7 +115,8 @@ func beginCaptureIfAsked(
         cyajl_capture_begin(
             context.unsafelyUnwrapped.assumingMemoryBound(to: cyajl_capture.self),
             tape.assumingMemoryBound(to: cyajl_tape.self),
-            s.pointee.path.depth
+            s.pointee.path.depth,
+            s.pointee.captureByteLimit
         )
     }
     return result

@@ -258,6 +258,14 @@ private func tooDeep(_ s: UnsafeMutablePointer<ParserState>) -> Int32 {
 /// A limit hit inside a callback; `JSONParser` turns it into a located `JSONParseError`.
 enum LimitViolation: Error {
     case depth(offset: Int)
+    /// A captured container took more bytes of its tape than its handler allowed.
+    case captureBytes
+}
+
+/// A handler whose captures have a byte limit (``JSONEventContext/recordInside(on:byteLimit:)``):
+/// it says what went over it, once the parse has stopped there.
+protocol CaptureLimitReporting: AnyObject {
+    func captureByteLimitError() -> any Error
 }
 
 private nonisolated(unsafe) let sharedCallbacks: UnsafeMutablePointer<yajl_callbacks> = {

@@ -85,10 +85,6 @@ public struct JSONRecordOptions: Sendable {
     /// source (``AsyncJSONByteSource``) is always read and parsed in the iterating task.
     public var parsesConcurrently = ProcessInfo.processInfo.activeProcessorCount > 1
 
-    /// Whether the inside of a selected container is recorded by YAJL's C callbacks (capture.h)
-    /// rather than event by event in Swift: off only to compare the two in tests.
-    package var recordsInC = true
-
     /// Whether the parsing thread decodes batches too while the caller is behind (see
     /// ``ConcurrentRecordStream``): set by the readers' initializers for a `Sendable` record type,
     /// whose `init(from:)` may then run on either thread.

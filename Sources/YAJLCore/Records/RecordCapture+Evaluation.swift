@@ -1,14 +1,9 @@
 /// What a ``RecordCapture`` does with a capture that the stream could not decide alone: its
 /// size limit while it is recorded, and its evaluation once complete.
 extension RecordCapture {
-    /// Ends the stream when a buffered capture has grown past its limit.
-    @inline(__always)
-    func checkBuffer() throws {
-        guard let bufferStart, tape.count - bufferStart > maxBufferedBytes else { return }
-        try bufferOverflow()
-    }
-
-    private func bufferOverflow() throws {
+    /// The error of a buffered capture grown past its limit: the capture callbacks stopped the
+    /// parse there (``JSONEventContext/recordInside(on:byteLimit:)``).
+    func captureByteLimitError() -> any Error {
         let info = captureInfo!
         let query = matcher.queries[
             matcher.states[
@@ -24,7 +19,7 @@ extension RecordCapture {
         } else {
             reason = "the RFC order is asked for, and a union or '..' applies to this value"
         }
-        throw JSONPathBufferError(
+        return JSONPathBufferError(
             query: query.expression,
             path: info.record.path,
             reason: reason,
@@ -127,7 +122,7 @@ extension RecordCapture {
             tape.abandon(to: info.record.start, positionsTo: info.record.positionStart)
         }
         captureInfo = nil
-        bufferStart = nil
+        isBuffering = false
         resetFrames()
     }
 }

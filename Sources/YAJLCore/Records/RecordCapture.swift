@@ -10,7 +10,7 @@
 /// whole (see ``PathMatcher``); once complete, what the stream could not decide is decided on it
 /// by ``PathEvaluator``, which also finds the matches nested inside it. Memory is the value being
 /// captured plus the records of the current chunk not yet handed out.
-final class RecordCapture: JSONEventHandler {
+final class RecordCapture: JSONEventHandler, CaptureLimitReporting {
     private struct Frame {
         var states: UInt64
         var isArray: Bool
@@ -33,8 +33,6 @@ final class RecordCapture: JSONEventHandler {
     let limit: Int?
     let order: JSONRecordOptions.Order
     let maxBufferedBytes: Int
-    /// See ``JSONRecordOptions/recordsInC``.
-    private let recordsInC: Bool
     @exclusivity(unchecked)
     private var frames: [Frame] = []
     /// Selected values, recorded flat; cleared by the consumer once its records are handed out.
@@ -53,9 +51,9 @@ final class RecordCapture: JSONEventHandler {
     }
     /// The index of the capture being evaluated (its storage reused from capture to capture).
     var capturedTree = CapturedTree()
-    /// Where a capture held whole for its query's sake started (its size is limited), or nil.
-    @exclusivity(unchecked)
-    var bufferStart: Int?
+    /// Whether the capture in progress is held whole for its query's sake (its size is limited
+    /// by ``JSONRecordOptions/maxBufferedBytes``).
+    var isBuffering = false
     private var exhausted: UInt64 = 0
     private let allQueries: UInt64
 
@@ -78,7 +76,6 @@ final class RecordCapture: JSONEventHandler {
         self.limit = options.limit
         self.order = options.order
         self.maxBufferedBytes = options.maxBufferedBytes
-        recordsInC = options.recordsInC
         allQueries = queries.count >= 64 ? ~0 : (1 << UInt64(queries.count)) - 1
     }
 
@@ -126,7 +123,6 @@ final class RecordCapture: JSONEventHandler {
         captureInfo?.record.start = 0
         captureInfo?.record.positionStart = 0
         captureInfo?.record.positionRoot = 0
-        if bufferStart != nil { bufferStart = 0 }
     }
 
     // MARK: Matching
@@ -191,12 +187,13 @@ final class RecordCapture: JSONEventHandler {
                 evaluates: isCandidate || isBuffered || matcher.mayRepeat
                     || (isContainer && states & ~matcher.accepting != 0)
             )
-            bufferStart = isBuffered && states & matcher.accepting == 0 && !isCandidate ? start : nil
+            isBuffering = isBuffered && states & matcher.accepting == 0 && !isCandidate
             if !isContainer {
                 try emit(context: context)
-            } else if bufferStart == nil && recordsInC {
-                // Inside, there is only recording left to do (no size limit to check): in C.
-                context.recordInside(on: tape)
+            } else {
+                // Inside, there is only recording left to do: the capture callbacks (capture.h)
+                // do it, with the size limit of a value held whole for its query's sake.
+                context.recordInside(on: tape, byteLimit: isBuffering ? maxBufferedBytes : .max)
             }
         } else if isContainer {
             framesOpened &+= 1
@@ -224,7 +221,7 @@ final class RecordCapture: JSONEventHandler {
 
     private func emit(context: JSONEventContext) throws {
         guard var info = captureInfo.take() else { return }  // moved out: no copy, no release
-        bufferStart = nil
+        isBuffering = false
         let before = ready.count
         let anchors = info.anchors
         if info.evaluates {
@@ -288,29 +285,22 @@ final class RecordCapture: JSONEventHandler {
 
     // MARK: Events
 
+    // Every event below comes from outside a capture, but for the one that closes it: the
+    // capture callbacks record what is inside (see ``valueStarts(isContainer:isArray:context:record:)``).
+
     func startObject(context: JSONEventContext) throws {
-        if tape.isCapturing {
-            tape.startContainer(.object, at: context.start(ofTokenLength: 1))
-            try checkBuffer()
-        } else {
-            try valueStarts(isContainer: true, isArray: false, context: context) {
-                let position = context.start(ofTokenLength: 1)
-                $0.startContainer(.object, at: position)
-                return position
-            }
+        try valueStarts(isContainer: true, isArray: false, context: context) {
+            let position = context.start(ofTokenLength: 1)
+            $0.startContainer(.object, at: position)
+            return position
         }
     }
 
     func startArray(context: JSONEventContext) throws {
-        if tape.isCapturing {
-            tape.startContainer(.array, at: context.start(ofTokenLength: 1))
-            try checkBuffer()
-        } else {
-            try valueStarts(isContainer: true, isArray: true, context: context) {
-                let position = context.start(ofTokenLength: 1)
-                $0.startContainer(.array, at: position)
-                return position
-            }
+        try valueStarts(isContainer: true, isArray: true, context: context) {
+            let position = context.start(ofTokenLength: 1)
+            $0.startContainer(.array, at: position)
+            return position
         }
     }
 
@@ -318,60 +308,40 @@ final class RecordCapture: JSONEventHandler {
     func endArray(context: JSONEventContext) throws { try containerEnds(context: context) }
 
     func key(_ key: JSONStringView, context: JSONEventContext) throws {
-        if tape.isCapturing {
-            tape.text(.key, key.bytes)
-        } else if let top = frames.indices.last, frames[top].states != 0 {
+        if let top = frames.indices.last, frames[top].states != 0 {
             frames[top].memberStates = matcher.step(frames[top].states, key: key.bytes)
         }
     }
 
     func string(_ value: JSONStringView, context: JSONEventContext) throws {
-        if tape.isCapturing {
-            tape.text(.string, value.bytes, at: context.start(ofString: value))
-            try checkBuffer()
-        } else {
-            try valueStarts(isContainer: false, isArray: false, context: context) {
-                let position = context.start(ofString: value)
-                $0.text(.string, value.bytes, at: position)
-                return position
-            }
+        try valueStarts(isContainer: false, isArray: false, context: context) {
+            let position = context.start(ofString: value)
+            $0.text(.string, value.bytes, at: position)
+            return position
         }
     }
 
     func number(_ value: JSONNumberView, context: JSONEventContext) throws {
-        if tape.isCapturing {
-            tape.number(value.bytes, at: context.start(ofTokenLength: value.bytes.count))
-            try checkBuffer()
-        } else {
-            try valueStarts(isContainer: false, isArray: false, context: context) {
-                let position = context.start(ofTokenLength: value.bytes.count)
-                $0.number(value.bytes, at: position)
-                return position
-            }
+        try valueStarts(isContainer: false, isArray: false, context: context) {
+            let position = context.start(ofTokenLength: value.bytes.count)
+            $0.number(value.bytes, at: position)
+            return position
         }
     }
 
     func bool(_ value: Bool, context: JSONEventContext) throws {
-        if tape.isCapturing {
-            tape.scalar(.bool, value, at: context.start(ofTokenLength: value ? 4 : 5))
-        } else {
-            try valueStarts(isContainer: false, isArray: false, context: context) {
-                let position = context.start(ofTokenLength: value ? 4 : 5)
-                $0.scalar(.bool, value, at: position)
-                return position
-            }
+        try valueStarts(isContainer: false, isArray: false, context: context) {
+            let position = context.start(ofTokenLength: value ? 4 : 5)
+            $0.scalar(.bool, value, at: position)
+            return position
         }
     }
 
     func null(context: JSONEventContext) throws {
-        if tape.isCapturing {
-            tape.scalar(.null, at: context.start(ofTokenLength: 4))
-        } else {
-            try valueStarts(isContainer: false, isArray: false, context: context) {
-                let position = context.start(ofTokenLength: 4)
-                $0.scalar(.null, at: position)
-                return position
-            }
+        try valueStarts(isContainer: false, isArray: false, context: context) {
+            let position = context.start(ofTokenLength: 4)
+            $0.scalar(.null, at: position)
+            return position
         }
     }
 }
