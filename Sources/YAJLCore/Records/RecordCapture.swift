@@ -65,8 +65,10 @@ final class RecordCapture: JSONEventHandler, CaptureLimitReporting {
     /// The most records handed out in one batch so far (see ``takeCompletedRecords(into:)``).
     private var largestBatch = 0
     /// Called when a record completes and the tape holds at least ``batchFootprint`` bytes, to
-    /// hand the completed records out before the read ends (keeping tapes small).
-    var batchIsReady: (() -> Void)?
+    /// hand the completed records out before the read ends (keeping tapes small). Returns
+    /// `false` when nobody takes records any more (the reader was dropped or cancelled): the
+    /// parse then stops at once, not at the end of the read.
+    var batchIsReady: (() -> Bool)?
     /// See ``batchIsReady``.
     static var batchFootprint: Int { 64 << 10 }
 
@@ -248,7 +250,7 @@ final class RecordCapture: JSONEventHandler, CaptureLimitReporting {
             return
         }
         if anchors != 0 { exhaust(anchors, context: context) }
-        if tape.footprint >= Self.batchFootprint, !holdsBatches, let batchIsReady { batchIsReady() }
+        if tape.footprint >= Self.batchFootprint, !holdsBatches, let batchIsReady, !batchIsReady() { context.stop() }
     }
 
     /// An element of an anchor array starts: the queries that select nothing at its index or

@@ -105,15 +105,18 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
     }
 
     /// Queues the completed records, waiting while the caller is behind; when it is and this
-    /// thread helps decode, decodes them first.
-    private func handOff(from parser: RecordParser) {
+    /// thread helps decode, decodes them first. `false` when the stream was cancelled (or has
+    /// ended): nothing more is queued.
+    @discardableResult
+    private func handOff(from parser: RecordParser) -> Bool {
         var decoded: AnyObject?
         if let helper, channel.queuedBatches >= options.helpAfterQueuedBatches {
             decoded = DecodedBatch(parser.capture.ready, from: parser.capture.tape.view, with: helper)
         }
-        guard let spare = channel.spareTapeWhenRoom() else { return }
+        guard let spare = channel.spareTapeWhenRoom() else { return false }
         let (tape, records) = parser.capture.takeCompletedRecords(into: spare)
         channel.send(RecordBatch(tape: tape, records: records, decoded: decoded))
+        return true
     }
 
     // MARK: The caller
