@@ -51,13 +51,24 @@ final class CacheSpool {
     /// Bytes written to `.part` (the next write's offset).
     private(set) var written = 0
 
-    /// The entry for `url` in `directory`; `nil` when another process holds it.
+    /// An entry (or the cache directory) that is not what this package writes: a symbolic link,
+    /// not a regular file, another user's, a file with other hard links. It is never opened
+    /// through, written or removed; the download goes on without the cache.
+    struct RefusedEntry: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String { "\(path) \(reason)" }
+    }
+
+    /// The entry for `url` in `directory` (made with mode 0700 when missing); `nil` when another
+    /// process holds it.
+    /// - Throws: ``RefusedEntry``, or the error of creating or opening the files.
     init?(directory: String, url: String) throws {
         let name = SHA256.hex(url.utf8)
         partPath = directory + "/" + name + ".part"
         metaPath = directory + "/" + name + ".meta"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        fd = try Syscalls.openForUpdate(partPath)
+        try Self.prepare(directory)
+        fd = try Self.openEntry(partPath)
         guard Syscalls.lockExclusively(fd) else {
             Syscalls.close(fd)
             return nil
@@ -66,26 +77,157 @@ final class CacheSpool {
 
     deinit { Syscalls.close(fd) }
 
-    /// The metadata on disk, when it is there, readable and for `url`.
-    func metadata(for url: String) -> Metadata? {
-        guard let data = FileManager.default.contents(atPath: metaPath),
-            let value = try? JSONValue(parsing: data), case .string(let stored)? = value["url"], stored == url,
-            let complete = value["complete_bytes"]?.int64Value
-        else { return nil }
+    /// Makes `directory` (its parents as usual, itself mode 0700) and checks that it is a
+    /// directory of the current user's.
+    private static func prepare(_ directory: String) throws {
+        let trimmed = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        let parent = trimmed.lastIndex(of: "/").map { String(trimmed[..<$0]) } ?? ""
+        if !parent.isEmpty, Syscalls.status(atPath: parent) == nil {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        }
+        try Syscalls.makePrivateDirectory(directory)
+        guard let status = Syscalls.status(atPath: directory), status.isDirectory else {
+            throw RefusedEntry(path: directory, reason: "is not a directory")
+        }
+        guard status.ownedByCurrentUser else {
+            throw RefusedEntry(path: directory, reason: "belongs to another user")
+        }
+    }
+
+    /// Why the file open as `fd` is not one of this cache's, or `nil`.
+    private static func problem(with fd: Int32, path: String) throws -> String? {
+        let status = try Syscalls.status(of: fd, target: path)
+        if !status.isRegularFile { return "is not a regular file" }
+        if !status.ownedByCurrentUser { return "belongs to another user" }
+        if status.links != 1 { return "has other hard links (\(status.links))" }
+        return nil
+    }
+
+    /// Opens the spool `path` without following a link, creating it when missing under a
+    /// temporary name (`O_EXCL`) renamed into place.
+    private static func openEntry(_ path: String) throws -> Int32 {
+        for _ in 0..<8 {
+            let fd: Int32
+            switch Result(catching: { () throws(JSONIOError) -> Int32 in try Syscalls.openExistingForUpdate(path) }) {
+            case .success(let opened):
+                fd = opened
+            case .failure(let error) where Syscalls.meansSymbolicLink(error):
+                throw RefusedEntry(path: path, reason: "is a symbolic link")
+            case .failure(let error) where Syscalls.meansMissing(error):
+                fd = try createInPlace(path)
+            case .failure(let error):
+                if let status = Syscalls.linkStatus(atPath: path), !status.isRegularFile {
+                    throw RefusedEntry(path: path, reason: "is not a regular file")
+                }
+                throw error
+            }
+            if let problem = try problem(with: fd, path: path) {
+                Syscalls.close(fd)
+                throw RefusedEntry(path: path, reason: problem)
+            }
+            // Another process may have renamed its new spool over this one meanwhile: use the
+            // file the name holds.
+            if let named = Syscalls.linkStatus(atPath: path),
+                let opened = try? Syscalls.status(of: fd, target: path),
+                named.device == opened.device && named.inode == opened.inode
+            {
+                return fd
+            }
+            Syscalls.close(fd)
+        }
+        throw RefusedEntry(path: path, reason: "kept being replaced while it was opened")
+    }
+
+    /// Creates `path` under a temporary name (`O_EXCL`), renamed into place; its descriptor.
+    private static func createInPlace(_ path: String) throws -> Int32 {
+        let temporary = path + ".\(Syscalls.processID).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = try Syscalls.createExclusively(temporary)
+        do {
+            try Syscalls.rename(temporary, to: path)
+        } catch {
+            Syscalls.close(fd)
+            Syscalls.unlinkFile(temporary)
+            throw error
+        }
+        return fd
+    }
+
+    /// What reading the `.meta` file found.
+    enum StoredMetadata {
+        case missing
+        /// There, but not to be trusted: why.
+        case unusable(String)
+        case valid(Metadata)
+    }
+
+    /// The metadata on disk, checked: a regular file of the user's, JSON for `url`, with counts
+    /// that are in range and agree with each other.
+    func metadata(for url: String) -> StoredMetadata {
+        let fd: Int32
+        do {
+            fd = try Syscalls.openExistingForUpdate(metaPath)
+        } catch {
+            if Syscalls.meansMissing(error) { return .missing }
+            return .unusable(Syscalls.meansSymbolicLink(error) ? "its metadata is a symbolic link" : "its metadata cannot be read: \(error.message)")
+        }
+        defer { Syscalls.close(fd) }
+        if let problem = try? Self.problem(with: fd, path: metaPath) { return .unusable("its metadata \(problem)") }
+        var data = [UInt8](repeating: 0, count: 64 << 10)
+        var count = 0
+        while count < data.count {
+            let n = (try? data.withUnsafeMutableBytes {
+                try Syscalls.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[count...]), at: count, target: metaPath)
+            }) ?? -1
+            if n < 0 { return .unusable("its metadata cannot be read") }
+            if n == 0 { break }
+            count += n
+        }
+        if count == data.count { return .unusable("its metadata is larger than 64 KiB") }
+        guard let value = try? JSONValue(parsing: data[..<count]) else { return .unusable("its metadata is not JSON") }
+        guard case .string(let stored)? = value["url"], stored == url else {
+            return .unusable("its metadata is for another URL")
+        }
         func text(_ key: String) -> String? {
             if case .string(let string)? = value[key] { return string }
             return nil
         }
-        return Metadata(
-            url: stored,
-            etag: text("etag"),
-            lastModified: text("last_modified"),
-            length: value["length"]?.int64Value.map { Int($0) },
-            completeBytes: Int(complete),
-            syncedBytes: value["synced_bytes"]?.int64Value.map { Int($0) } ?? 0,
-            bootID: text("boot_id"),
-            complete: value["complete"]?.boolValue ?? false
+        func number(_ key: String) -> Int?? {
+            guard let field = value[key] else { return .some(nil) }
+            guard let number = field.int64Value, number >= 0 else { return nil }
+            return .some(Int(number))
+        }
+        guard let complete = number("complete_bytes"), let completeBytes = complete,
+            let synced = number("synced_bytes"), let length = number("length")
+        else { return .unusable("its metadata holds a count that is not a non-negative integer") }
+        let syncedBytes = synced ?? 0
+        let isComplete = value["complete"]?.boolValue ?? false
+        if syncedBytes > completeBytes {
+            return .unusable("its metadata counts more bytes synced (\(syncedBytes)) than written (\(completeBytes))")
+        }
+        if let length, completeBytes > length {
+            return .unusable("its metadata counts \(completeBytes) bytes of a \(length)-byte body")
+        }
+        if isComplete, let length, completeBytes != length {
+            return .unusable("its metadata says complete with \(completeBytes) of \(length) bytes")
+        }
+        return .valid(
+            Metadata(
+                url: stored,
+                etag: text("etag"),
+                lastModified: text("last_modified"),
+                length: length,
+                completeBytes: completeBytes,
+                syncedBytes: syncedBytes,
+                bootID: text("boot_id"),
+                complete: isComplete
+            )
         )
+    }
+
+    /// Reads spooled bytes at `offset` (the spool's own descriptor: the file is not opened again
+    /// by name).
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
+        try Syscalls.read(fd, into: buffer, at: offset, target: partPath)
     }
 
     /// The size of `.part` now.
@@ -118,16 +260,28 @@ final class CacheSpool {
         text += ",\"complete_bytes\":\(meta.completeBytes),\"synced_bytes\":\(meta.syncedBytes)"
         if let boot = meta.bootID { text += ",\"boot_id\":\(Self.quoted(boot))" }
         text += ",\"complete\":\(meta.complete)}\n"
-        let temporary = metaPath + ".tmp"
-        let metaFD = try Syscalls.createForWriting(temporary)
+        let temporary = metaPath + ".\(Syscalls.processID).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let metaFD = try Syscalls.createExclusively(temporary)
         defer { Syscalls.close(metaFD) }
-        try Array(text.utf8).withUnsafeBytes { try Syscalls.writeAll(metaFD, $0, target: temporary) }
-        try Syscalls.rename(temporary, to: metaPath)
+        do {
+            try Array(text.utf8).withUnsafeBytes { try Syscalls.writeAll(metaFD, $0, target: temporary) }
+            try Syscalls.rename(temporary, to: metaPath)
+        } catch {
+            Syscalls.unlinkFile(temporary)
+            throw error
+        }
     }
 
     /// Removes the metadata (the spool then counts for nothing).
     func forget() {
-        try? FileManager.default.removeItem(atPath: metaPath)
+        Syscalls.unlinkFile(metaPath)
+    }
+
+    /// Removes the entry (while its lock is held): it will not be kept.
+    func remove() {
+        Syscalls.unlinkFile(metaPath)
+        Syscalls.unlinkFile(partPath)
+        written = 0
     }
 
     private static func quoted(_ text: String) -> String {
@@ -138,29 +292,37 @@ final class CacheSpool {
     }
 
     /// Removes the oldest entries of `directory` (by their metadata's modification time) until
-    /// the spools there hold at most `limit` bytes, keeping `keep`. Returns what it removed.
-    static func evict(in directory: String, downTo limit: Int, keeping keep: String) -> [(String, Int)] {
-        let manager = FileManager.default
-        guard let names = try? manager.contentsOfDirectory(atPath: directory) else { return [] }
+    /// the spools there hold at most `limit` bytes, keeping `keep`. Only regular files of the
+    /// user's, never opened through a link, count and are removed. Returns what it removed and
+    /// the bytes the other entries still hold.
+    static func evict(
+        in directory: String,
+        downTo limit: Int,
+        keeping keep: String
+    ) -> (removed: [(String, Int)], othersBytes: Int) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return ([], 0) }
         var entries: [(part: String, size: Int, date: Date)] = []
         for name in names where name.hasSuffix(".part") {
             let part = directory + "/" + name
+            guard part != keep, let status = Syscalls.linkStatus(atPath: part), status.isRegularFile,
+                status.ownedByCurrentUser
+            else { continue }
             let meta = String(part.dropLast(5)) + ".meta"
-            let date = (try? manager.attributesOfItem(atPath: meta))?[.modificationDate] as? Date
-            entries.append((part, Syscalls.fileSize(atPath: part) ?? 0, date ?? .distantPast))
+            let date = (try? FileManager.default.attributesOfItem(atPath: meta))?[.modificationDate] as? Date
+            entries.append((part, status.size, date ?? .distantPast))
         }
         var total = entries.reduce(0) { $0 + $1.size }
         var removed: [(String, Int)] = []
-        for entry in entries.sorted(by: { $0.date < $1.date }) where total > limit && entry.part != keep {
+        for entry in entries.sorted(by: { $0.date < $1.date }) where total > limit {
             // Not an entry another process is writing: take its lock first.
-            guard let fd = try? Syscalls.openForUpdate(entry.part) else { continue }
+            guard let fd = try? Syscalls.openExistingForUpdate(entry.part) else { continue }
             defer { Syscalls.close(fd) }
-            guard Syscalls.lockExclusively(fd) else { continue }
-            try? manager.removeItem(atPath: String(entry.part.dropLast(5)) + ".meta")
-            try? manager.removeItem(atPath: entry.part)
+            guard (try? problem(with: fd, path: entry.part)) == .some(nil), Syscalls.lockExclusively(fd) else { continue }
+            Syscalls.unlinkFile(String(entry.part.dropLast(5)) + ".meta")
+            Syscalls.unlinkFile(entry.part)
             total -= entry.size
             removed.append((entry.part, entry.size))
         }
-        return removed
+        return (removed, total)
     }
 }

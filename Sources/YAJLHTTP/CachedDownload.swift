@@ -18,7 +18,7 @@ final class CachedDownload {
     private enum Phase {
         case idle
         /// Spooled bytes from disk (`remaining` of them), then `then`.
-        case spooled(fd: Int32, remaining: Int)
+        case spooled(offset: Int, remaining: Int)
         /// Network bytes read while asking the server, not yet handed out.
         case held([UInt8], offset: Int)
         case network
@@ -37,6 +37,8 @@ final class CachedDownload {
     private var unsynced = 0
     private var lastCommit = ContinuousClock.now
     private var lastSync = ContinuousClock.now
+    /// The bytes the cache's other entries hold (with ``HTTPOptions/cacheMaxBytes``).
+    private var othersBytes = 0
 
     /// The metadata counts the bytes written every 64 KiB and tenth of a second (a killed process
     /// loses at most that much: the next run fetches it again), and the bytes synced to disk every
@@ -54,7 +56,6 @@ final class CachedDownload {
     }
 
     deinit {
-        if case .spooled(let fd, _) = phase { Syscalls.close(fd) }
         // Dropped before the end (a reader that stopped early, an error, a cancelled task): what
         // is spooled counts for the next run.
         if uncommitted > 0 { try? commit(complete: false, sync: true) }
@@ -97,20 +98,18 @@ final class CachedDownload {
                 }
             case .failed(let error): throw error
             case .done: return 0
-            case .spooled(let fd, let remaining):
-                let n = try Syscalls.read(
-                    fd,
+            case .spooled(let offset, let remaining):
+                guard let spool else { throw JSONIOError(source: "the spool", message: "the spool was closed") }
+                let n = try spool.read(
                     into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, remaining)]),
-                    target: spool?.partPath ?? "the spool"
+                    at: offset
                 )
                 guard n > 0 else {
-                    Syscalls.close(fd)
-                    let error = JSONIOError(source: spool?.partPath ?? "the spool", message: "the spool ended early")
+                    let error = JSONIOError(source: spool.partPath, message: "the spool ended early")
                     phase = .failed(error)
                     throw error
                 }
                 if remaining - n == 0 {
-                    Syscalls.close(fd)
                     if let held = afterSpool, !held.isEmpty {
                         phase = .held(held, offset: 0)
                     } else {
@@ -118,7 +117,7 @@ final class CachedDownload {
                     }
                     afterSpool = nil
                 } else {
-                    phase = .spooled(fd: fd, remaining: remaining - n)
+                    phase = .spooled(offset: offset + n, remaining: remaining - n)
                 }
                 return handOut(n)
             case .held(let bytes, let offset):
@@ -159,31 +158,63 @@ final class CachedDownload {
     /// Opens the entry and decides, asking the server when there is a spool, what comes first.
     private func start() throws {
         let directory = source.options.cacheDirectory!
+        var refused = false
         do {
             spool = try CacheSpool(directory: directory, url: url)
+        } catch let error as CacheSpool.RefusedEntry {
+            refused = true
+            event(.bypassed(reason: "refused the cache entry: \(error); going on without the cache"))
         } catch {
+            refused = true
             event(.bypassed(reason: "cannot use \(directory): \(Syscalls.describe(error))"))
         }
         guard let spool else {
-            if spoolIsLocked(directory) {
+            if !refused && spoolIsLocked(directory) {
                 event(.bypassed(reason: "another process is downloading \(url) into \(directory)"))
             }
             try startFresh()
             return
         }
-        if let limit = source.options.cacheMaxBytes {
-            for (path, bytes) in CacheSpool.evict(in: directory, downTo: limit, keeping: spool.partPath) {
-                event(.evicted(spool: path, bytes: bytes))
-            }
-        }
         let size = try spool.fileSize()
-        guard var stored = spool.metadata(for: url), stored.trustedBytes <= size else {
-            if size > 0 {
-                event(.discarded(spool: spool.partPath, reason: "its metadata is missing or does not match it"))
-            }
+        if let limit = source.options.cacheMaxBytes {
+            evict(downTo: limit - size, keeping: spool)
+        }
+        let stored: CacheSpool.Metadata
+        switch spool.metadata(for: url) {
+        case .missing:
+            if size > 0 { event(.discarded(spool: spool.partPath, reason: "its metadata is missing")) }
             try startFresh(cutting: spool)
             return
+        case .unusable(let reason):
+            event(.discarded(spool: spool.partPath, reason: reason))
+            try startFresh(cutting: spool)
+            return
+        case .valid(let found) where found.trustedBytes > size:
+            event(
+                .discarded(
+                    spool: spool.partPath,
+                    reason: "its metadata counts \(found.trustedBytes) bytes of a \(size)-byte spool"
+                )
+            )
+            try startFresh(cutting: spool)
+            return
+        case .valid(let found):
+            stored = found
         }
+        try useStored(stored, spool: spool, size: size)
+    }
+
+    /// Evicts other entries until they hold at most `limit` bytes, reporting each.
+    private func evict(downTo limit: Int, keeping spool: CacheSpool) {
+        let directory = source.options.cacheDirectory!
+        let (removed, others) = CacheSpool.evict(in: directory, downTo: max(0, limit), keeping: spool.partPath)
+        for (path, bytes) in removed { event(.evicted(spool: path, bytes: bytes)) }
+        othersBytes = others
+    }
+
+    /// Goes on from a spool whose metadata is valid: revalidates, resumes or starts over.
+    private func useStored(_ found: CacheSpool.Metadata, spool: CacheSpool, size: Int) throws {
+        var stored = found
         stored.completeBytes = stored.trustedBytes  // after a reboot: only what was synced
         stored.complete = stored.complete && stored.syncedBytes == stored.completeBytes
         if size > stored.completeBytes {
@@ -294,9 +325,8 @@ final class CachedDownload {
             phase = held.map { .held($0, offset: 0) } ?? (network == nil ? .done : .network)
             return
         }
-        let fd = try Syscalls.openForReading(spool.partPath)
         afterSpool = held
-        phase = .spooled(fd: fd, remaining: meta.completeBytes)
+        phase = .spooled(offset: 0, remaining: meta.completeBytes)
     }
 
     // MARK: Spooling
@@ -304,6 +334,21 @@ final class CachedDownload {
     /// Appends bytes just handed out from the network; commits the metadata every few MiB.
     private func spoolWrite(_ bytes: UnsafeRawBufferPointer) {
         guard let spool, !bytes.isEmpty else { return }
+        if let limit = source.options.cacheMaxBytes, othersBytes + spool.written + bytes.count > limit {
+            // The limit holds with the entry being written: older entries go first, then this one.
+            evict(downTo: limit - spool.written - bytes.count, keeping: spool)
+            if spool.written + bytes.count > limit {
+                event(
+                    .bypassed(
+                        reason: "\(url) is larger than the cache's limit (cacheMaxBytes \(limit)): "
+                            + "its entry \(spool.partPath) is removed; going on without the cache"
+                    )
+                )
+                spool.remove()
+                self.spool = nil
+                return
+            }
+        }
         do {
             try spool.append(bytes)
             uncommitted += bytes.count

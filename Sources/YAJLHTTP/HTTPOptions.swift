@@ -70,10 +70,15 @@ public struct HTTPOptions: Sendable {
     /// fetches only the rest (`Range` + `If-Range`, asked before any spooled byte is handed out);
     /// bytes past the metadata's count (a torn write) are cut off, never parsed. A changed
     /// resource discards the spool and starts over; a complete spool is reused after a
-    /// conditional request answered `304 Not Modified`. See ``HTTPCacheEvent``.
+    /// conditional request answered `304 Not Modified`. The directory is created mode 0700; an
+    /// entry that is a symbolic link, not a regular file of the user's, or hard-linked elsewhere
+    /// is refused (never written through), and metadata with impossible counts is discarded
+    /// (Docs/Security.md). See ``HTTPCacheEvent``.
     public var cacheDirectory: String?
-    /// The most bytes the cache's spools may hold together; older entries are evicted first
-    /// (the one being read is kept). `nil` (the default): no limit.
+    /// The most bytes the cache's spools may hold together, the one being written included;
+    /// older entries are evicted first, and a body larger than this is read without the cache
+    /// (its partial entry removed, a ``HTTPCacheEvent/bypassed(reason:)`` event naming the
+    /// option). `nil` (the default): no limit.
     public var cacheMaxBytes: Int?
     /// Called with what the cache does (resumes, reuses, discards, evicts).
     public var onCacheEvent: (@Sendable (HTTPCacheEvent) -> Void)?

@@ -9,7 +9,7 @@ import Darwin
 /// The only place in the package that calls libc, in the style of swift-system: `open`, `read`,
 /// `write`, `close`, `stat`, `poll`; `realloc` for growable buffers; `pthread_create` for the
 /// parsing thread and pthread mutexes and conditions for ``ConditionLock``; `ftruncate`,
-/// `fdatasync`, `rename` and `flock` for the download cache and `yajl split`; `isatty`,
+/// `fdatasync`, `rename`, `flock`, `mkdir`, `lstat`, `pread` and `unlink` for the download cache and `yajl split`; `isatty`,
 /// `nanosleep` and `exit` for the tool and the HTTP source's waits. Every call that can fail is
 /// retried on `EINTR` in one helper, and `errno` becomes a ``JSONIOError`` naming the operation and
 /// its target.
@@ -95,10 +95,104 @@ package enum Syscalls {
         }
     }
 
-    /// Opens (or creates, mode 0644) `path` for reading and writing, without truncating it
-    /// (close-on-exec): a download cache's spool and metadata.
-    package static func openForUpdate(_ path: String) throws(JSONIOError) -> Int32 {
-        Int32(try retryingOnInterrupt(.create, path) { Int(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)) })
+    /// Opens the existing file `path` for reading and writing, never through a symbolic link
+    /// (`O_NOFOLLOW`, close-on-exec): a download cache's files, whose names are predictable.
+    package static func openExistingForUpdate(_ path: String) throws(JSONIOError) -> Int32 {
+        Int32(try retryingOnInterrupt(.open, path) { Int(open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) })
+    }
+
+    /// Creates `path`, which must not exist (`O_EXCL`: not even as a symbolic link), for reading
+    /// and writing, mode 0600, close-on-exec.
+    package static func createExclusively(_ path: String) throws(JSONIOError) -> Int32 {
+        Int32(
+            try retryingOnInterrupt(.create, path) {
+                Int(open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600))
+            }
+        )
+    }
+
+    /// What `fstat` (or, for a path, `lstat`: a link is not followed) says about a file.
+    package struct FileStatus: Equatable {
+        package var isRegularFile: Bool
+        package var isDirectory: Bool
+        package var isSymbolicLink: Bool
+        package var ownedByCurrentUser: Bool
+        package var links: Int
+        package var size: Int
+        /// Permission bits (`0o700`).
+        package var permissions: Int
+        /// The file's identity: its device and inode.
+        package var device: UInt64
+        package var inode: UInt64
+
+        init(_ info: stat) {
+            let type = info.st_mode & S_IFMT
+            isRegularFile = type == S_IFREG
+            isDirectory = type == S_IFDIR
+            isSymbolicLink = type == S_IFLNK
+            ownedByCurrentUser = info.st_uid == getuid()
+            links = Int(info.st_nlink)
+            size = Int(info.st_size)
+            permissions = Int(info.st_mode & 0o7777)
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
+
+    /// The status of the open file `fd`.
+    package static func status(of fd: Int32, target: @autoclosure () -> String) throws(JSONIOError) -> FileStatus {
+        var info = stat()
+        _ = try retryingOnInterrupt(.open, target()) { Int(fstat(fd, &info)) }
+        return FileStatus(info)
+    }
+
+    /// The status of `path` itself (a symbolic link is described, not followed); `nil` when it
+    /// does not exist or cannot be read.
+    package static func linkStatus(atPath path: String) -> FileStatus? {
+        var info = stat()
+        guard (try? retryingOnInterrupt(.open, path, { Int(lstat(path, &info)) })) != nil else { return nil }
+        return FileStatus(info)
+    }
+
+    /// The status of `path`, following links; `nil` when it does not exist or cannot be read.
+    package static func status(atPath path: String) -> FileStatus? {
+        var info = stat()
+        guard (try? retryingOnInterrupt(.open, path, { Int(stat(path, &info)) })) != nil else { return nil }
+        return FileStatus(info)
+    }
+
+    /// Creates the directory `path` with mode 0700 (no parents) unless it exists.
+    package static func makePrivateDirectory(_ path: String) throws(JSONIOError) {
+        while mkdir(path, 0o700) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            if code == EEXIST { return }
+            throw JSONIOError(operation: .create, target: path, message: message(forErrno: code), errno: code)
+        }
+    }
+
+    /// Whether `error` says the file does not exist (`ENOENT`).
+    package static func meansMissing(_ error: JSONIOError) -> Bool { error.errno == ENOENT }
+
+    /// Whether `error` says an `O_NOFOLLOW` open met a symbolic link (`ELOOP`).
+    package static func meansSymbolicLink(_ error: JSONIOError) -> Bool { error.errno == ELOOP }
+
+    /// This process's ID, for temporary names.
+    package static var processID: Int32 { getpid() }
+
+    /// Removes the directory entry `path` (a symbolic link itself, never what it points at).
+    package static func unlinkFile(_ path: String) {
+        _ = unlink(path)
+    }
+
+    /// One `pread(2)` at `offset` into `buffer`; 0 at the end of the file.
+    package static func read(
+        _ fd: Int32,
+        into buffer: UnsafeMutableRawBufferPointer,
+        at offset: Int,
+        target: @autoclosure () -> String
+    ) throws(JSONIOError) -> Int {
+        try retryingOnInterrupt(.read, target()) { pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 
     /// Cuts (or extends) the file `fd` to `length` bytes and moves its offset to the end.
