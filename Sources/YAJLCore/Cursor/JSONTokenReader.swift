@@ -26,6 +26,8 @@ public final class JSONTokenReader {
     private var cursor = 0
     /// An input error, held back until the tokens before it have been read.
     private var failure: (any Error)?
+    /// The error ``next()`` threw: thrown again by every later call.
+    private var thrown: (any Error)?
     /// The token last returned by ``next()``.
     private var current: TokenLog.Entry?
     /// The open containers: the component of the current child in each.
@@ -151,18 +153,26 @@ public final class JSONTokenReader {
 
     /// The next logged token, the path updated for it.
     private func advance() throws -> TokenLog.Entry? {
+        // After an error, every call throws it again: the reader never goes on from a broken state.
+        if let thrown { throw thrown }
         while cursor == log.entries.count {
             log.removeAll()
             cursor = 0
             if let failure {
-                self.failure = nil
+                thrown = failure
                 throw failure
             }
             guard parser.state == .parsing else {
                 current = nil
                 return nil
             }
-            let chunk = try feeder.read(from: &source)
+            let chunk: UnsafeRawBufferPointer
+            do {
+                chunk = try feeder.read(from: &source)
+            } catch {
+                thrown = error
+                throw error
+            }
             do {
                 try feeder.feed(chunk, to: parser)
             } catch {

@@ -111,7 +111,7 @@ public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
         var options = options
         options.parser.allowMultipleValues = true
         options.parsesConcurrently = false
-        try options.parser.validate()
+        try options.validate()
         try options.parser.checkSplittable()
         try parallel.validate()
         if !parallel.ordered && options.onBadLine != .stop {

@@ -54,6 +54,22 @@ public struct JSONRecordOptions: Sendable {
     /// a filter); past it the stream ends with a ``JSONPathBufferError``. Default 256 MiB.
     public var maxBufferedBytes = 256 << 20
 
+    /// Checks every option against its allowed range (the parser's too): the readers call it
+    /// before they read.
+    ///
+    /// - Throws: ``JSONOptionError`` naming the first option out of range.
+    public func validate() throws(JSONOptionError) {
+        try parser.validate()
+        func atLeast(_ name: String, _ value: Int?, _ minimum: Int, _ allowed: String) throws(JSONOptionError) {
+            if let value, value < minimum {
+                throw JSONOptionError(option: "JSONRecordOptions.\(name)", value: "\(value)", allowed: allowed)
+            }
+        }
+        try atLeast("limit", limit, 0, "0 or more (or nil for no limit)")
+        try atLeast("maxKeptFailures", maxKeptFailures, 0, "0 or more")
+        try atLeast("maxBufferedBytes", maxBufferedBytes, 1, "1 or more bytes")
+    }
+
     /// In which order the values a query selects are delivered.
     ///
     /// RFC 9535 defines which nodes a query selects, and, for `..` and unions, an order that a

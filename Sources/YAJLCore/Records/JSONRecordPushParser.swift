@@ -17,6 +17,10 @@ public final class JSONRecordPushParser<Record: Decodable> {
     private let parser: RecordParser
     private let decoder: RecordDecoder<Record>
     private var ended = false
+    /// The error that ended the parse: every later call throws it again.
+    private var failure: (any Error)?
+    /// Whether a `feed` or `finish` is delivering records (a call from its callback is refused).
+    private var isDelivering = false
     /// What the parser has done so far: records delivered and skipped, bytes parsed.
     public let report: JSONRecordReport
 
@@ -29,6 +33,7 @@ public final class JSONRecordPushParser<Record: Decodable> {
     )
         throws
     {
+        try options.validate()
         report = JSONRecordReport(maxKept: options.maxKeptFailures)
         let queries = try paths.map(JSONPathQuery.init)
         try RecordParser.validate(queries)
@@ -55,9 +60,23 @@ public final class JSONRecordPushParser<Record: Decodable> {
     /// - Throws: ``JSONParseError`` for invalid input (after the records before it), what `body`
     ///   throws, or a ``JSONRecordDecodingError``.
     public func feed(_ bytes: UnsafeRawBufferPointer, _ body: (JSONRecord<Record>) throws -> Void) throws {
+        try enter("feed")
+        defer { isDelivering = false }
         guard !isDone, !bytes.isEmpty else { return }
         parser.push(bytes)
         try deliver(body)
+    }
+
+    /// Refuses a call after an error (it throws that error again) and a call from inside the
+    /// parser's own record callback (a usage error: it would deliver records twice).
+    private func enter(_ call: String) throws {
+        if let failure { throw failure }
+        guard !isDelivering else {
+            throw JSONParserUsageError(
+                message: "\(call) called from inside the record callback of the same JSONRecordPushParser (re-entrant use)"
+            )
+        }
+        isDelivering = true
     }
 
     /// Parses `bytes` (`[UInt8]`, `Data`, a slice…) and calls `body` with every record they completed.
@@ -71,6 +90,8 @@ public final class JSONRecordPushParser<Record: Decodable> {
     /// Ends the input: calls `body` with the last records.
     /// - Throws: ``JSONParseError`` when the document is incomplete.
     public func finish(_ body: (JSONRecord<Record>) throws -> Void) throws {
+        try enter("finish")
+        defer { isDelivering = false }
         guard !ended else { return }
         if !parser.isDone { parser.push(UnsafeRawBufferPointer(start: nil, count: 0)) }
         ended = true
@@ -91,10 +112,12 @@ public final class JSONRecordPushParser<Record: Decodable> {
             }
         } catch {
             ended = true
+            failure = error
             throw error
         }
         if let failure = parser.failure {
             ended = true
+            self.failure = failure
             throw failure
         }
     }

@@ -40,6 +40,7 @@ public final class JSONRecordReader<Record: Decodable> {
         options: JSONRecordOptions,
         helpsDecode: Bool
     ) throws {
+        try options.validate()
         var options = options
         options.parsingThreadHelpsDecode = helpsDecode
         parsingThreadHelpsDecode = helpsDecode
@@ -54,7 +55,8 @@ public final class JSONRecordReader<Record: Decodable> {
     }
 
     /// A reader of the values at any of `paths` (each a JSONPath such as `$.results[*]`).
-    /// - Throws: ``JSONPathSyntaxError`` for an invalid path.
+    /// - Throws: ``JSONPathSyntaxError`` for an invalid path, ``JSONOptionError`` for an option
+    ///   out of range (``JSONRecordOptions/validate()``).
     public convenience init(
         _ type: Record.Type = Record.self,
         at paths: [String],
@@ -98,7 +100,8 @@ extension JSONRecordReader where Record: Sendable {
     /// `Sendable` record type: with ``JSONRecordOptions/parsesConcurrently``, the parsing thread
     /// also decodes records whenever the caller is behind (see the type's overview). Chosen by the
     /// compiler over the general initializer whenever `Record` is `Sendable`.
-    /// - Throws: ``JSONPathSyntaxError`` for an invalid path.
+    /// - Throws: ``JSONPathSyntaxError`` for an invalid path, ``JSONOptionError`` for an option
+    ///   out of range (``JSONRecordOptions/validate()``).
     public convenience init(
         _ type: Record.Type = Record.self,
         at paths: [String],

@@ -38,6 +38,7 @@ final class RecordParser {
         strictLines: Bool = false
     ) throws {
         try Self.validate(queries)
+        try options.validate()
         capture = try RecordCapture(
             queries: queries,
             options: options,
