@@ -61,22 +61,49 @@ extension JSONValue {
     /// - Throws: ``JSONValueConversionError`` for a number that neither a `Double` nor a `Decimal`
     ///   (38 significant digits) holds exactly, or an object with a key twice.
     public func foundationObject() throws -> Any {
+        // Built with the open containers on an explicit stack: no recursion, whatever the depth.
+        final class Open {
+            var elements: [Any] = []
+            var dictionary: [String: Any]?
+            var key: String?
+            init(isObject: Bool) { dictionary = isObject ? [:] : nil }
+            var object: Any { dictionary ?? elements }
+        }
+        var open: [Open] = []
+        var result: Any?
+        func add(_ object: Any) throws {
+            guard let top = open.last else {
+                result = object
+                return
+            }
+            if top.dictionary != nil, let key = top.key {
+                guard top.dictionary![key] == nil else {
+                    throw JSONValueConversionError(message: "the key \"\(key)\" appears twice; a dictionary keeps one")
+                }
+                top.dictionary![key] = object
+                top.key = nil
+            } else {
+                top.elements.append(object)
+            }
+        }
+        try walk { step in
+            switch step {
+            case .scalar(let scalar): try add(try scalar.foundationScalar())
+            case .key(let key): open.last?.key = key
+            case .startArray: open.append(Open(isObject: false))
+            case .startObject: open.append(Open(isObject: true))
+            case .endArray, .endObject: try add(open.removeLast().object)
+            }
+        }
+        return result ?? NSNull()
+    }
+
+    /// ``foundationObject()`` of a null, a bool, a string or a number.
+    private func foundationScalar() throws -> Any {
         switch self {
-        case .null: return NSNull()
+        case .null, .array, .object: return NSNull()
         case .bool(let value): return value
         case .string(let value): return value
-        case .array(let elements): return try elements.map { try $0.foundationObject() }
-        case .object(let object):
-            var dictionary: [String: Any] = [:]
-            for member in object.members {
-                guard dictionary[member.key] == nil else {
-                    throw JSONValueConversionError(
-                        message: "the key \"\(member.key)\" appears twice; a dictionary keeps one"
-                    )
-                }
-                dictionary[member.key] = try member.value.foundationObject()
-            }
-            return dictionary
         case .number(let number):
             guard let exact = ExactNumber(text: Array(number.text.utf8)) else {
                 throw JSONValueConversionError(message: "\(number.text) is not a number")

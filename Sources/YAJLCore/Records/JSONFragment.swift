@@ -57,44 +57,56 @@ extension TapeView {
         return emitter.output
     }
 
-    /// The length of ``minified(_:)``'s output for the value at `index`.
+    /// The length of ``minified(_:)``'s output for the value at `index`: one pass over its
+    /// entries, which the tape holds in document order (no recursion, whatever the depth).
     func minifiedLength(_ index: Int) -> Int {
-        switch kind(index) {
-        case .null: return 4
-        case .bool: return bool(index) ? 4 : 5
-        case .number: return text(index).count
-        case .string, .key: return JSONEscaping.quotedLength(text(index))
-        case .array, .object:
-            // Brackets, a comma between values, a colon after each key.
-            let end = end(index)
-            var length = 2 + max(0, count(index) - 1)
-            var child = firstChild(index)
-            while child < end {
-                length += minifiedLength(child) + (kind(child) == .key ? 1 : 0)
-                child = next(child)
+        let end = next(index)
+        var length = 0
+        var entry = index
+        while entry < end {
+            switch kind(entry) {
+            case .null: length += 4
+            case .bool: length += bool(entry) ? 4 : 5
+            case .number: length += text(entry).count
+            case .string: length += JSONEscaping.quotedLength(text(entry))
+            case .key: length += JSONEscaping.quotedLength(text(entry)) + 1  // and its colon
+            case .array, .object:
+                // Brackets, and a comma between values.
+                length += 2 + max(0, count(entry) - 1)
+                entry = firstChild(entry)
+                continue
             }
-            return length
+            entry = next(entry)
         }
+        return length
     }
 
-    /// Writes the value at `index` to `sink`, token by token.
+    /// Writes the value at `index` to `sink`, token by token: one pass over its entries, with
+    /// the ends of the open containers on an explicit stack.
     func write<Sink: JSONTokenSink>(_ index: Int, to sink: inout Sink) throws(Sink.Failure) {
-        switch kind(index) {
-        case .null: try sink.null()
-        case .bool: try sink.bool(bool(index))
-        case .number: try sink.number(validatedText: text(index))
-        case .string: try sink.string(utf8: text(index))
-        case .key: try sink.key(utf8: text(index))
-        case .array, .object:
-            let isObject = kind(index) == .object
-            if isObject { try sink.startObject() } else { try sink.startArray() }
-            let end = end(index)
-            var child = firstChild(index)
-            while child < end {
-                try write(child, to: &sink)
-                child = next(child)
+        let end = next(index)
+        var open: [(end: Int, isObject: Bool)] = []
+        var entry = index
+        while true {
+            while let top = open.last, top.end <= entry {
+                open.removeLast()
+                if top.isObject { try sink.endObject() } else { try sink.endArray() }
             }
-            if isObject { try sink.endObject() } else { try sink.endArray() }
+            guard entry < end else { return }
+            switch kind(entry) {
+            case .null: try sink.null()
+            case .bool: try sink.bool(bool(entry))
+            case .number: try sink.number(validatedText: text(entry))
+            case .string: try sink.string(utf8: text(entry))
+            case .key: try sink.key(utf8: text(entry))
+            case .array, .object:
+                let isObject = kind(entry) == .object
+                if isObject { try sink.startObject() } else { try sink.startArray() }
+                open.append((self.end(entry), isObject))
+                entry = firstChild(entry)
+                continue
+            }
+            entry = next(entry)
         }
     }
 }

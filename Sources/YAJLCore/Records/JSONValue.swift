@@ -100,22 +100,72 @@ extension JSONValue: CustomStringConvertible {
 
     /// Writes the value to `sink`, token by token.
     func write<Sink: JSONTokenSink>(to sink: inout Sink) throws(Sink.Failure) {
-        switch self {
-        case .null: try sink.null()
-        case .bool(let value): try sink.bool(value)
-        case .number(let number): try sink.number(number)
-        case .string(let string): try sink.string(string)
-        case .array(let elements):
-            try sink.startArray()
-            for element in elements { try element.write(to: &sink) }
-            try sink.endArray()
-        case .object(let object):
-            try sink.startObject()
-            for member in object.members {
-                try sink.key(member.key)
-                try member.value.write(to: &sink)
+        try walk { (step: JSONValue.Step) throws(Sink.Failure) in
+            switch step {
+            case .scalar(.bool(let value)): try sink.bool(value)
+            case .scalar(.number(let number)): try sink.number(number)
+            case .scalar(.string(let string)): try sink.string(string)
+            case .scalar: try sink.null()
+            case .key(let key): try sink.key(key)
+            case .startArray: try sink.startArray()
+            case .startObject: try sink.startObject()
+            case .endArray: try sink.endArray()
+            case .endObject: try sink.endObject()
             }
-            try sink.endObject()
+        }
+    }
+
+    /// A container ``walk(_:)`` is inside, and where in it.
+    private enum WalkFrame {
+        case array([JSONValue], next: Int)
+        case object([JSONObject.Member], next: Int)
+    }
+
+    /// One token of a value, as ``walk(_:)`` visits them.
+    package enum Step {
+        /// A null, a bool, a number or a string.
+        case scalar(JSONValue)
+        case key(String)
+        case startArray, startObject, endArray, endObject
+    }
+
+    /// Visits the value's tokens in order, the open containers on an explicit stack (no recursion,
+    /// whatever the depth).
+    package func walk<Failure: Error>(_ visit: (Step) throws(Failure) -> Void) throws(Failure) {
+        var open: [WalkFrame] = []
+        var current: JSONValue? = self
+        while true {
+            if let value = current {
+                current = nil
+                switch value {
+                case .array(let elements):
+                    try visit(.startArray)
+                    open.append(.array(elements, next: 0))
+                case .object(let object):
+                    try visit(.startObject)
+                    open.append(.object(object.members, next: 0))
+                default:
+                    try visit(.scalar(value))
+                }
+            }
+            guard let top = open.popLast() else { return }
+            switch top {
+            case .array(let elements, let next):
+                if next < elements.count {
+                    current = elements[next]
+                    open.append(.array(elements, next: next + 1))
+                } else {
+                    try visit(.endArray)
+                }
+            case .object(let members, let next):
+                if next < members.count {
+                    try visit(.key(members[next].key))
+                    current = members[next].value
+                    open.append(.object(members, next: next + 1))
+                } else {
+                    try visit(.endObject)
+                }
+            }
         }
     }
 }

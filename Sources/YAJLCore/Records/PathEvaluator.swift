@@ -310,29 +310,36 @@ struct PathEvaluator {
         }
     }
 
-    /// Deep equality: arrays element by element, objects by their sets of members.
+    /// Deep equality: arrays element by element, objects by their sets of members (each member
+    /// against the other object's first member of that key). The pairs still to compare wait on
+    /// an explicit list: no recursion, whatever the depth.
     private func equalNodes(_ x: Int, _ y: Int) -> Bool {
-        let kind = tree.kind(x)
-        guard kind == tree.kind(y) else { return false }
-        switch kind {
-        case .array:
-            let a = tree.children(x)
-            let b = tree.children(y)
-            guard a.count == b.count else { return false }
-            return zip(a, b).allSatisfy { equalNodes($0, $1) }
-        case .object:
-            let a = tree.children(x)
-            let b = tree.children(y)
-            guard a.count == b.count else { return false }
-            return a.allSatisfy { member in
-                let key = tree.view.text(tree.nodes[member].key)
-                return b.contains { other in
-                    tree.view.text(tree.nodes[other].key).elementsEqual(key) && equalNodes(member, other)
+        var pending = [(x, y)]
+        while let (x, y) = pending.popLast() {
+            let kind = tree.kind(x)
+            guard kind == tree.kind(y) else { return false }
+            switch kind {
+            case .array:
+                let a = tree.children(x)
+                let b = tree.children(y)
+                guard a.count == b.count else { return false }
+                pending.append(contentsOf: zip(a, b))
+            case .object:
+                let a = tree.children(x)
+                let b = tree.children(y)
+                guard a.count == b.count else { return false }
+                for member in a {
+                    let key = tree.view.text(tree.nodes[member].key)
+                    guard let other = b.first(where: { tree.view.text(tree.nodes[$0].key).elementsEqual(key) }) else {
+                        return false
+                    }
+                    pending.append((member, other))
                 }
+            default:
+                if scalar(ofNode: x) != scalar(ofNode: y) { return false }
             }
-        default:
-            return scalar(ofNode: x) == scalar(ofNode: y)
         }
+        return true
     }
 
     private func less(_ a: Operand, _ b: Operand) -> Bool {

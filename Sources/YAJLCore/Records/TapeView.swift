@@ -194,35 +194,66 @@ struct TapeView {
     }
 
     /// The value at `index` as an owned ``JSONValue``; object keys through `keys` when given (a
-    /// session's cache of the strings it made for keys before).
+    /// session's cache of the strings it made for keys before). Built in one pass over the
+    /// entries, the open containers on an explicit stack (no recursion, whatever the depth).
     func value(_ index: Int, keys: KeyStringCache? = nil) -> JSONValue {
-        switch kind(index) {
-        case .null: return .null
-        case .bool: return .bool(bool(index))
-        case .number: return .number(number(index))
-        case .string, .key: return .string(string(index))
-        case .array:
+        struct Open {
+            let end: Int
+            let isObject: Bool
             var elements: [JSONValue] = []
-            elements.reserveCapacity(count(index))
-            var child = firstChild(index)
-            let end = end(index)
-            while child < end {
-                elements.append(value(child, keys: keys))
-                child = next(child)
-            }
-            return .array(elements)
-        case .object:
             var members: [JSONObject.Member] = []
-            members.reserveCapacity(count(index))
-            var child = firstChild(index)
-            let end = end(index)
-            while child < end {
-                let value = next(child)
-                let key = keys?.string(text(child)) ?? string(child)
-                members.append(JSONObject.Member(key: key, value: self.value(value, keys: keys)))
-                child = next(value)
+            /// The key this container is the value of, in its parent.
+            let keyInParent: String?
+        }
+        if kind(index) == .key { return .string(string(index)) }
+        let end = next(index)
+        var open: [Open] = []
+        var pendingKey: String?
+        var entry = index
+        var finished: JSONValue?
+        func add(_ value: JSONValue, to open: inout [Open], key: inout String?) -> JSONValue? {
+            guard !open.isEmpty else { return value }
+            let top = open.count - 1
+            if open[top].isObject {
+                open[top].members.append(JSONObject.Member(key: key ?? "", value: value))
+                key = nil
+            } else {
+                open[top].elements.append(value)
             }
-            return .object(JSONObject(members))
+            return nil
+        }
+        while true {
+            while let top = open.last, top.end <= entry {
+                let closed = open.removeLast()
+                let value: JSONValue = closed.isObject ? .object(JSONObject(closed.members)) : .array(closed.elements)
+                pendingKey = closed.keyInParent
+                if let done = add(value, to: &open, key: &pendingKey) { return done }
+            }
+            guard entry < end else { return finished ?? .null }
+            let scalar: JSONValue
+            switch kind(entry) {
+            case .key:
+                pendingKey = keys?.string(text(entry)) ?? string(entry)
+                entry = next(entry)
+                continue
+            case .array, .object:
+                var container = Open(end: self.end(entry), isObject: kind(entry) == .object, keyInParent: pendingKey)
+                if container.isObject {
+                    container.members.reserveCapacity(count(entry))
+                } else {
+                    container.elements.reserveCapacity(count(entry))
+                }
+                pendingKey = nil
+                open.append(container)
+                entry = firstChild(entry)
+                continue
+            case .null: scalar = .null
+            case .bool: scalar = .bool(bool(entry))
+            case .number: scalar = .number(number(entry))
+            case .string: scalar = .string(string(entry))
+            }
+            if let done = add(scalar, to: &open, key: &pendingKey) { finished = done }
+            entry = next(entry)
         }
     }
 }

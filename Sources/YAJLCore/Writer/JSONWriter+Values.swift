@@ -19,22 +19,20 @@ extension JSONWriter {
     /// - Throws: ``JSONWriterError`` where a value is not allowed.
     public func write(_ value: JSONValue) throws {
         // Through the checked calls: the value is the caller's, placed where the caller says.
-        switch value {
-        case .null: try null()
-        case .bool(let flag): try bool(flag)
-        case .number(let number): try self.number(number)
-        case .string(let text): try string(text)
-        case .array(let elements):
-            try startArray()
-            for element in elements { try write(element) }
-            try endArray()
-        case .object(let object):
-            try startObject()
-            for member in object.members {
-                try key(member.key)
-                try write(member.value)
+        // Visited with an explicit stack: no recursion, whatever the depth (the writer's own
+        // depth limit applies).
+        try value.walk { step in
+            switch step {
+            case .scalar(.bool(let flag)): try bool(flag)
+            case .scalar(.number(let number)): try self.number(number)
+            case .scalar(.string(let text)): try string(text)
+            case .scalar: try null()
+            case .key(let text): try key(text)
+            case .startArray: try startArray()
+            case .startObject: try startObject()
+            case .endArray: try endArray()
+            case .endObject: try endObject()
             }
-            try endObject()
         }
     }
 

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import YAJL
+import YAJLTestSupport
+
+@testable import YAJLCore
+
+/// Documents as deep as the options allow are read, captured, evaluated and written again with no
+/// recursion proportional to their depth: on the default stack of the caller and of the parsing
+/// threads the package starts.
+@Suite("Deep documents")
+struct DeepDocumentTests {
+    enum Shape: String, CaseIterable, CustomStringConvertible {
+        case arrays, objects, mixed
+        var description: String { rawValue }
+
+        func document(depth: Int) -> String {
+            switch self {
+            case .arrays: return String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
+            case .objects: return String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
+            case .mixed:
+                var text = ""
+                for level in 0..<depth { text += level % 2 == 0 ? #"{"a":"# : "[" }
+                text += #""x""#
+                for level in (0..<depth).reversed() { text += level % 2 == 0 ? "}" : "]" }
+                return text
+            }
+        }
+    }
+
+    static let depths = [1_000, 30_000, 100_000]
+
+    static func options(depth: Int, concurrently: Bool) -> JSONRecordOptions {
+        var options = JSONRecordOptions()
+        options.parser.maxDepth = depth + 10
+        options.parsesConcurrently = concurrently
+        return options
+    }
+
+    /// The whole document captured as a fragment: its bytes are the document's (already minified).
+    @Test(arguments: Shape.allCases, depths)
+    func theWholeDocumentIsCapturedAndWrittenBack(_ shape: Shape, _ depth: Int) throws {
+        let document = shape.document(depth: depth)
+        for concurrently in [false, true] {
+            let reader = try JSONRecordReader(
+                JSONFragment.self,
+                at: "$",
+                from: .text(document),
+                options: Self.options(depth: depth, concurrently: concurrently)
+            )
+            let fragment = try #require(try reader.next())
+            #expect(fragment.bytes.count == document.utf8.count)
+            #expect(fragment.bytes.elementsEqual(document.utf8), "\(shape) at depth \(depth)")
+            #expect(try reader.next() == nil)
+        }
+    }
+
+    /// A selection deep inside: the innermost scalar, by a descendant query, in both orders.
+    @Test(arguments: Shape.allCases, depths)
+    func aDeepSelectionIsFound(_ shape: Shape, _ depth: Int) throws {
+        let document = shape.document(depth: depth)
+        for order in [JSONRecordOptions.Order.document, .rfc] {
+            var options = Self.options(depth: depth, concurrently: false)
+            options.order = order
+            let query = shape == .mixed ? #"$..[?@ == "x"]"# : "$..[?@ == 1]"
+            let reader = try JSONRecordReader(JSONFragment.self, at: query, from: .text(document), options: options)
+            var found: [JSONRecord<JSONFragment>] = []
+            while let record = try reader.nextRecord() { found.append(record) }
+            #expect(found.count == 1, "\(shape) at depth \(depth), \(order)")
+            #expect(found.first?.path.count == depth)
+        }
+    }
+
+    /// A value deeper than the writer's limit is refused with its error, not a crash.
+    @Test(arguments: Shape.allCases)
+    func writingPastTheWritersDepthIsAnError(_ shape: Shape) throws {
+        // Deep enough to be far past the writer's limit, shallow enough for the test thread's
+        // stack to release the `JSONValue` (Swift releases nested enum payloads recursively).
+        let document = shape.document(depth: 2_000)
+        let reader = try JSONRecordReader(
+            JSONFragment.self,
+            at: "$",
+            from: .text(document),
+            options: Self.options(depth: 2_000, concurrently: false)
+        )
+        let fragment = try #require(try reader.next())
+        let value = try JSONValue(parsing: fragment.bytes, options: .init(maxDepth: 2_010))
+        #expect(value.description.utf8.elementsEqual(document.utf8))
+        let writer = JSONWriter(to: MemoryOutputSink())
+        let error = try #require(throws: JSONWriterError.self) { try writer.write(value) }
+        #expect(error.kind == .depthLimitExceeded)
+        #expect("\(error)".contains("\(JSONWriter.maxDepth)"))
+        // Foundation's form is built without recursion too.
+        let object = try value.foundationObject()
+        #expect(object is [Any] || object is [String: Any])
+    }
+}
