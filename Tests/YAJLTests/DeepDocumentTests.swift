@@ -95,3 +95,54 @@ struct DeepDocumentTests {
         #expect(object is [Any] || object is [String: Any])
     }
 }
+
+/// A recursive `Decodable` type meets the decoder's depth limit before the stack can overflow.
+@Suite("Deep recursive Decodable types")
+struct DeepDecodableTests {
+    final class Node: Decodable, Sendable {
+        let next: Node?
+        let items: [Node]?
+    }
+
+    static func document(depth: Int, inArrays: Bool) -> String {
+        let open = inArrays ? #"{"items":["# : #"{"next":"#
+        let close = inArrays ? "]}" : "}"
+        return String(repeating: open, count: depth) + "{}" + String(repeating: close, count: depth)
+    }
+
+    @Test(arguments: [10, 511, 512, 513, 5_000, 100_000], [false, true])
+    func theDepthLimitHolds(_ depth: Int, _ inArrays: Bool) throws {
+        let text = Self.document(depth: depth, inArrays: inArrays)
+        for concurrently in [false, true] {
+            var options = JSONRecordOptions()
+            options.parser.maxDepth = 2 * depth + 10
+            options.parsesConcurrently = concurrently
+            let reader = try JSONRecordReader(Node.self, at: "$", from: .text(text), options: options)
+            // Each value decoded inside the record is a level: a Node in `next`, or the array in
+            // `items` and the Node in it.
+            let levels = inArrays ? 2 * depth : depth
+            if levels <= JSONRecordDecodingOptions().maxDepth {
+                var node = try #require(try reader.next())
+                var nodes = 0
+                while let next = node.next ?? node.items?.first {
+                    node = next
+                    nodes += 1
+                }
+                #expect(nodes == depth)
+            } else {
+                let error = try #require(throws: JSONRecordDecodingError.self) { _ = try reader.next() }
+                #expect("\(error)".contains("JSONRecordDecodingOptions.maxDepth"), "\(error)")
+                #expect("\(error)".contains("512"))
+            }
+        }
+    }
+
+    @Test func theLimitIsAnOption() throws {
+        let text = Self.document(depth: 1_000, inArrays: false)
+        var options = JSONRecordOptions()
+        options.parser.maxDepth = 2_000
+        options.decoding.maxDepth = 1_100
+        let reader = try JSONRecordReader(Node.self, at: "$", from: .text(text), options: options)
+        #expect(try reader.next() != nil)
+    }
+}

@@ -62,7 +62,9 @@ final class ConcurrentRecordStream<Record: Decodable>: @unchecked Sendable {
     /// Starts the parsing thread; `false` if no thread could be created.
     func start() -> Bool {
         // The stream is handed to the thread as a whole (see the type's comment on who owns what).
-        Syscalls.startDetachedThread(stackSize: 512 << 10) { [self] in parse() }
+        // 8 MiB, as a main thread has: the thread may decode records (a recursive `init(from:)`
+        // up to JSONRecordDecodingOptions.maxDepth levels); only the pages used become resident.
+        Syscalls.startDetachedThread(stackSize: 8 << 20) { [self] in parse() }
     }
 
     /// The source back, when the parsing thread could not be started.

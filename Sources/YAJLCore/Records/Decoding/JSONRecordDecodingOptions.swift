@@ -68,6 +68,15 @@ public struct JSONRecordDecodingOptions: Sendable {
     public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy = .throw
     /// Passed to your `init(from:)` as `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// How many `Decodable` values deep a record may be decoded (each `init(from:)` of a nested
+    /// value, a super-decoder's too, is one level). Past it decoding throws `dataCorrupted`
+    /// naming this option, before a recursive type can overflow the stack. Default 512, the
+    /// depth `JSONDecoder` allows. A level of a recursive `init(from:)` takes about 1 KiB of
+    /// stack in a release build (3.5 KiB in a debug one): 512 levels fit the 8 MiB of a main
+    /// thread, of Swift's task threads and of the package's parsing threads; raise it only where
+    /// the decoding thread's stack holds that many levels. Values read whole as ``JSONValue`` or
+    /// ``JSONFragment`` are not limited by it (only by ``JSONParser/Options/maxDepth``).
+    public var maxDepth = 512
 
     /// Default strategies: keys as written, dates as `Date` decodes itself.
     public init(

@@ -143,6 +143,7 @@ final class TapeDecoder: Decoder {
         if let direct = KnownTypes.shared.direct(T.self) {
             return try decodeDirect(type, direct, at: index, node: node().made)
         }
+        if _slowPath(depth >= session.options.maxDepth) { throw tooDeep(node().made) }
         let (savedIndex, savedNode) = (self.index, pendingNode)
         self.index = index
         pendingNode = node()
@@ -153,6 +154,20 @@ final class TapeDecoder: Decoder {
             depth -= 1
         }
         return try decodeCurrent(type)
+    }
+
+    /// The error of a value nested deeper than ``JSONRecordDecodingOptions/maxDepth``.
+    @inline(never)
+    private func tooDeep(_ node: CodingPathNode) -> DecodingError {
+        DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: node.codingPath,
+                debugDescription:
+                    "values nested more than \(session.options.maxDepth) levels deep are not decoded "
+                    + "(raise JSONRecordDecodingOptions.maxDepth only where the decoding thread's stack holds "
+                    + "that many levels of init(from:))"
+            )
+        )
     }
 
     /// `T`, one of the types decoded directly (`direct` says which): the common fields of records.
