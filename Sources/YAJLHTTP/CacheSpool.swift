@@ -168,16 +168,25 @@ final class CacheSpool {
             fd = try Syscalls.openExistingForUpdate(metaPath)
         } catch {
             if Syscalls.meansMissing(error) { return .missing }
-            return .unusable(Syscalls.meansSymbolicLink(error) ? "its metadata is a symbolic link" : "its metadata cannot be read: \(error.message)")
+            return .unusable(
+                Syscalls.meansSymbolicLink(error)
+                    ? "its metadata is a symbolic link" : "its metadata cannot be read: \(error.message)"
+            )
         }
         defer { Syscalls.close(fd) }
         if let problem = try? Self.problem(with: fd, path: metaPath) { return .unusable("its metadata \(problem)") }
         var data = [UInt8](repeating: 0, count: 64 << 10)
         var count = 0
         while count < data.count {
-            let n = (try? data.withUnsafeMutableBytes {
-                try Syscalls.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[count...]), at: count, target: metaPath)
-            }) ?? -1
+            let n =
+                (try? data.withUnsafeMutableBytes {
+                    try Syscalls.read(
+                        fd,
+                        into: UnsafeMutableRawBufferPointer(rebasing: $0[count...]),
+                        at: count,
+                        target: metaPath
+                    )
+                }) ?? -1
             if n < 0 { return .unusable("its metadata cannot be read") }
             if n == 0 { break }
             count += n
@@ -317,7 +326,9 @@ final class CacheSpool {
             // Not an entry another process is writing: take its lock first.
             guard let fd = try? Syscalls.openExistingForUpdate(entry.part) else { continue }
             defer { Syscalls.close(fd) }
-            guard (try? problem(with: fd, path: entry.part)) == .some(nil), Syscalls.lockExclusively(fd) else { continue }
+            guard (try? problem(with: fd, path: entry.part)) == .some(nil), Syscalls.lockExclusively(fd) else {
+                continue
+            }
             Syscalls.unlinkFile(String(entry.part.dropLast(5)) + ".meta")
             Syscalls.unlinkFile(entry.part)
             total -= entry.size

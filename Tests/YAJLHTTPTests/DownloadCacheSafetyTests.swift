@@ -20,7 +20,11 @@ struct DownloadCacheSafetyTests {
     /// paths of its `.part` and `.meta`.
     static func primedEntry(_ server: TestHTTPServer) throws -> (directory: String, part: String, meta: String) {
         let directory = TemporaryFile("cache").path
-        #expect(DownloadCacheTests.same(try DownloadCacheTests.read(server.url, DownloadCacheTests.options(directory, Events()))))
+        #expect(
+            DownloadCacheTests.same(
+                try DownloadCacheTests.read(server.url, DownloadCacheTests.options(directory, Events()))
+            )
+        )
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
         let part = try #require(names.first { $0.hasSuffix(".part") })
         let base = directory + "/" + part.dropLast(5)
@@ -53,14 +57,17 @@ struct DownloadCacheSafetyTests {
             try make()
         }
         switch plant {
-        case .partSymlink: try replace(part) { try manager.createSymbolicLink(atPath: part, withDestinationPath: victim) }
-        case .metaSymlink: try replace(meta) { try manager.createSymbolicLink(atPath: meta, withDestinationPath: victim) }
+        case .partSymlink:
+            try replace(part) { try manager.createSymbolicLink(atPath: part, withDestinationPath: victim) }
+        case .metaSymlink:
+            try replace(meta) { try manager.createSymbolicLink(atPath: meta, withDestinationPath: victim) }
         case .bothSymlinks:
             try replace(part) { try manager.createSymbolicLink(atPath: part, withDestinationPath: victim) }
             try replace(meta) { try manager.createSymbolicLink(atPath: meta, withDestinationPath: victim) }
         case .partHardLink: try replace(part) { try manager.linkItem(atPath: victim, toPath: part) }
         case .metaHardLink: try replace(meta) { try manager.linkItem(atPath: victim, toPath: meta) }
-        case .partDirectory: try replace(part) { try manager.createDirectory(atPath: part, withIntermediateDirectories: false) }
+        case .partDirectory:
+            try replace(part) { try manager.createDirectory(atPath: part, withIntermediateDirectories: false) }
         }
         let events = Events()
         let body = try DownloadCacheTests.read(server.url, DownloadCacheTests.options(directory, events))
@@ -90,8 +97,20 @@ struct DownloadCacheSafetyTests {
         ("negative length", { m, _ in m["length"] = -1 }),
         ("negative synced_bytes", { m, _ in m["synced_bytes"] = -1 }),
         ("synced past written", { m, n in m["synced_bytes"] = n + 1 }),
-        ("more bytes than the body", { m, n in m["complete_bytes"] = n + 10; m["synced_bytes"] = n + 10 }),
-        ("complete but short", { m, n in m["complete_bytes"] = n / 2; m["synced_bytes"] = n / 2 }),
+        (
+            "more bytes than the body",
+            { m, n in
+                m["complete_bytes"] = n + 10
+                m["synced_bytes"] = n + 10
+            }
+        ),
+        (
+            "complete but short",
+            { m, n in
+                m["complete_bytes"] = n / 2
+                m["synced_bytes"] = n / 2
+            }
+        ),
         ("a count as text", { m, _ in m["complete_bytes"] = "12" }),
         ("a count past Int64", { m, _ in m["complete_bytes"] = 1e30 }),
         ("a fractional count", { m, _ in m["complete_bytes"] = 10.5 }),
@@ -130,7 +149,8 @@ struct DownloadCacheSafetyTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: directory)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
         for file in [part, meta] {
-            let mode = (try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber)?.intValue
+            let mode = (try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber)?
+                .intValue
             #expect(mode == 0o600, "\(file): \(String(mode ?? 0, radix: 8))")
         }
         // No temporary file is left behind.

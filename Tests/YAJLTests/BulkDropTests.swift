@@ -153,10 +153,19 @@ struct BulkDropTests {
             "bulk drop \(kind): threads \(threadsBefore) -> \(threadsAtOnce) at once -> \(threadsAfter); "
                 + "descriptors \(descriptorsBefore) -> \(descriptorsAfter); resident \(residentBefore >> 10) -> \(residentAfter >> 10) MiB"
         )
-        #expect(threadsAfter <= threadsBefore + 1, "\(kind): \(threadsAfter - threadsBefore) threads left after 1,000 drops")
-        #expect(descriptorsAfter <= descriptorsBefore, "\(kind): \(descriptorsAfter - descriptorsBefore) descriptors left open")
+        #expect(
+            threadsAfter <= threadsBefore + 1,
+            "\(kind): \(threadsAfter - threadsBefore) threads left after 1,000 drops"
+        )
+        #expect(
+            descriptorsAfter <= descriptorsBefore,
+            "\(kind): \(descriptorsAfter - descriptorsBefore) descriptors left open"
+        )
         // 1,000 leaked readers would hold hundreds of MiB (each a parsing thread, tapes, a
         // read buffer); allocator noise stays within a few.
-        #expect(residentAfter - residentBefore < 24 << 10, "\(kind): resident memory grew \((residentAfter - residentBefore) >> 10) MiB")
+        #expect(
+            residentAfter - residentBefore < 24 << 10,
+            "\(kind): resident memory grew \((residentAfter - residentBefore) >> 10) MiB"
+        )
     }
 }

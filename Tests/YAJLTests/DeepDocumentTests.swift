@@ -17,7 +17,8 @@ struct DeepDocumentTests {
         func document(depth: Int) -> String {
             switch self {
             case .arrays: return String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
-            case .objects: return String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
+            case .objects:
+                return String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
             case .mixed:
                 var text = ""
                 for level in 0..<depth { text += level % 2 == 0 ? #"{"a":"# : "[" }

@@ -34,7 +34,9 @@ struct RecordCaptureReferenceTests {
         private var open: [(node: Int, elements: [JSONValue], members: [JSONObject.Member], key: String?)] = []
 
         private func starts(_ position: SourcePosition, _ context: JSONEventContext) -> Int {
-            nodes.append(Node(path: context.path ?? JSONPath([.key("?")]), line: position.line, offset: position.offset))
+            nodes.append(
+                Node(path: context.path ?? JSONPath([.key("?")]), line: position.line, offset: position.offset)
+            )
             return nodes.count - 1
         }
         private func completes(_ node: Int, _ value: JSONValue) {
@@ -173,14 +175,23 @@ struct RecordCaptureReferenceTests {
         let got = outcome(JSONValue.self, bytes, at: query, options: options) { "\($0)" }
         let reference = EventReference.parse(bytes, options: options)
         let expected = reference.nodes.filter { selects(query, $0.path) }.map {
-            render(path: $0.path.description, line: $0.line, offset: $0.offset, value: $0.value.map { "\($0)" } ?? "(incomplete)")
+            render(
+                path: $0.path.description,
+                line: $0.line,
+                offset: $0.offset,
+                value: $0.value.map { "\($0)" } ?? "(incomplete)"
+            )
         }
         let context = "\(query) at chunk size \(chunkSize) of \(String(decoding: bytes.prefix(80), as: UTF8.self))"
         #expect(got.error == reference.error, "\(context)", sourceLocation: sourceLocation)
         if reference.error == nil {
             #expect(got.records == expected, "\(context)", sourceLocation: sourceLocation)
         } else {
-            #expect(Array(expected.prefix(got.records.count)) == got.records, "\(context)", sourceLocation: sourceLocation)
+            #expect(
+                Array(expected.prefix(got.records.count)) == got.records,
+                "\(context)",
+                sourceLocation: sourceLocation
+            )
         }
     }
 
@@ -312,17 +323,23 @@ struct RecordCaptureReferenceTests {
         let reference = EventReference.parse(Array(text.utf8), options: options)
         let expected = reference.nodes.filter { Self.selects("$.results[*]", $0.path) }
         let decoded = Set(0..<60).subtracting(failing.map(\.id)).sorted()
-        #expect(got.records.map { $0.components(separatedBy: ":").first! } == decoded.map {
-            let node = expected[$0]
-            return "\(node.path) line \(node.line) at \(node.offset)"
-        })
+        #expect(
+            got.records.map { $0.components(separatedBy: ":").first! }
+                == decoded.map {
+                    let node = expected[$0]
+                    return "\(node.path) line \(node.line) at \(node.offset)"
+                }
+        )
     }
 
     /// NDJSON, with bad lines skipped: each line's value is a capture that may fail midway; each
     /// good line's record is that line's value, as the event stream gives it.
     @Test(arguments: [1, 3, 64 << 10])
     func ndjsonWithBadLinesMatchesEachLine(_ chunkSize: Int) {
-        let lines = ["{\"a\": [1, 2]}", "{\"a\": [1, }", "[{\"b\": {\"c\": \"d\"}}]", "{\"a\": \"é\\n\"}", "{\"a\": [[[", "{\"z\": 0}"]
+        let lines = [
+            "{\"a\": [1, 2]}", "{\"a\": [1, }", "[{\"b\": {\"c\": \"d\"}}]", "{\"a\": \"é\\n\"}", "{\"a\": [[[",
+            "{\"z\": 0}",
+        ]
         let text = lines.map { $0 + "\n" }.joined()
         let options = Self.options(chunkSize: chunkSize) {
             $0.parser.allowMultipleValues = true
@@ -335,7 +352,9 @@ struct RecordCaptureReferenceTests {
         for (index, line) in lines.enumerated() {
             let reference = EventReference.parse(Array(line.utf8), options: Self.options(chunkSize: chunkSize))
             if reference.error == nil, let root = reference.nodes.first, let value = root.value {
-                expected.append(Self.render(path: "$", line: index + 1, offset: offset + root.offset, value: "\(value)"))
+                expected.append(
+                    Self.render(path: "$", line: index + 1, offset: offset + root.offset, value: "\(value)")
+                )
             } else {
                 badLines.append(index + 1)
             }

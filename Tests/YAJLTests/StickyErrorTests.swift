@@ -155,7 +155,9 @@ struct StickyErrorTests {
             var records = JSONRecords(Int.self, at: "$[*]", from: .text(text), options: options).makeAsyncIterator()
             await #expect(throws: JSONOptionError.self) { _ = try await records.next() }
         }
-        let push = #expect(throws: JSONOptionError.self) { try JSONRecordPushParser(Int.self, at: "$[*]", options: options) }
+        let push = #expect(throws: JSONOptionError.self) {
+            try JSONRecordPushParser(Int.self, at: "$[*]", options: options)
+        }
         #expect(push?.option == name)
         var ndjson = options
         ndjson.parser.allowMultipleValues = true

@@ -73,7 +73,8 @@ public final class JSONRecordPushParser<Record: Decodable> {
         if let failure { throw failure }
         guard !isDelivering else {
             throw JSONParserUsageError(
-                message: "\(call) called from inside the record callback of the same JSONRecordPushParser (re-entrant use)"
+                message:
+                    "\(call) called from inside the record callback of the same JSONRecordPushParser (re-entrant use)"
             )
         }
         isDelivering = true
