@@ -138,9 +138,15 @@ final class CacheSpool {
         throw RefusedEntry(path: path, reason: "kept being replaced while it was opened")
     }
 
+    /// A name beside `path` that no other writer picks (process ID and a random number), for a
+    /// file created with `O_EXCL` and renamed over `path`.
+    private static func temporaryName(for path: String) -> String {
+        path + ".\(Syscalls.processID).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    }
+
     /// Creates `path` under a temporary name (`O_EXCL`), renamed into place; its descriptor.
     private static func createInPlace(_ path: String) throws -> Int32 {
-        let temporary = path + ".\(Syscalls.processID).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary = temporaryName(for: path)
         let fd = try Syscalls.createExclusively(temporary)
         do {
             try Syscalls.rename(temporary, to: path)
@@ -269,7 +275,7 @@ final class CacheSpool {
         text += ",\"complete_bytes\":\(meta.completeBytes),\"synced_bytes\":\(meta.syncedBytes)"
         if let boot = meta.bootID { text += ",\"boot_id\":\(Self.quoted(boot))" }
         text += ",\"complete\":\(meta.complete)}\n"
-        let temporary = metaPath + ".\(Syscalls.processID).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary = Self.temporaryName(for: metaPath)
         let metaFD = try Syscalls.createExclusively(temporary)
         defer { Syscalls.close(metaFD) }
         do {

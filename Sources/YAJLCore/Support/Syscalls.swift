@@ -44,9 +44,7 @@ package enum Syscalls {
     /// Whether `path` names a regular file (following symbolic links): one that reads the same
     /// bytes each time it is opened, unlike a pipe, a FIFO or a device such as `/dev/stdin`.
     package static func isRegularFile(_ path: String) -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        return info.st_mode & S_IFMT == S_IFREG
+        status(atPath: path)?.isRegularFile ?? false
     }
 
     /// Creates (or truncates) `path` for writing (close-on-exec, mode 0644).
@@ -212,9 +210,7 @@ package enum Syscalls {
     /// `stat` (missing, no permission). Not `FileManager.attributesOfItem`: its `.size` is a `UInt`
     /// under FoundationEssentials and an `Int` only when Foundation's bridging is linked in.
     package static func fileSize(atPath path: String) -> Int? {
-        var info = stat()
-        guard (try? retryingOnInterrupt(.read, path, { Int(stat(path, &info)) })) != nil else { return nil }
-        return Int(info.st_size)
+        status(atPath: path)?.size
     }
 
     /// Writes what the file `fd` holds through to the disk (`fdatasync`).
