@@ -102,6 +102,9 @@ struct YAJLTool {
             // A limit, like the parser's: exit 1.
             standardError.write("yajl: error: \(error.description)\n")
             return ExitStatus.invalidInput
+        case let error as JSONPathPatternError:
+            standardError.write("yajl: error: \(error.description)\n")
+            return ExitStatus.invalidInput
         case let error as JSONIOError:
             standardError.write("yajl: error: \(error.description)\n")
             return ExitStatus.usage

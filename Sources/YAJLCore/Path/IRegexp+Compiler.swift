@@ -5,15 +5,24 @@ extension IRegexp {
         var position = 0
         var program: [Instruction] = []
         var depth = 0
+        /// Set when the groups nest deeper than ``IRegexp/maxGroupDepth``.
+        var tooDeep = false
 
         var current: Unicode.Scalar? { position < scalars.count ? scalars[position] : nil }
 
-        mutating func compile() -> [Instruction]? {
-            guard let expression = parseAlternation(), position == scalars.count else { return nil }
+        /// Why a pattern has no program.
+        enum Failure: Error { case invalid, tooLarge, tooDeep }
+
+        mutating func compile() -> Result<[Instruction], Failure> {
+            guard let expression = parseAlternation(), position == scalars.count else {
+                return .failure(tooDeep ? .tooDeep : .invalid)
+            }
             var program: [Instruction] = []
-            guard emit(expression, into: &program) else { return nil }
+            guard emit(expression, into: &program), program.count < IRegexp.maxProgramSize else {
+                return .failure(.tooLarge)
+            }
             program.append(.accept)
-            return program
+            return .success(program)
         }
 
         /// The pattern's tree, expanded into instructions only once parsing succeeded.
@@ -28,7 +37,10 @@ extension IRegexp {
         mutating func parseAlternation() -> Node? {
             depth += 1
             defer { depth -= 1 }
-            guard depth < 100 else { return nil }
+            guard depth <= IRegexp.maxGroupDepth + 1 else {  // the pattern itself, then its groups
+                tooDeep = true
+                return nil
+            }
             var branches: [Node] = []
             while true {
                 var pieces: [Node] = []

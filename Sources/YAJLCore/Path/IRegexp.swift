@@ -80,66 +80,174 @@ struct IRegexp: Sendable, Hashable {
         }
     }
 
-    private let program: [Instruction]
+    /// The instructions, as compiled (what equality compares).
+    let program: [Instruction]
     private let wholeString: Bool
+    /// The program flattened for the matching loop: an opcode and two operands per instruction,
+    /// and for each `character` instruction a bitmap of the ASCII scalars it takes.
+    private let opcodes: [Opcode]
+    private let operands: [(Int32, Int32)]
+    private let asciiMasks: [(UInt64, UInt64)]
 
-    /// The largest automaton built (a pattern such as `a{1000}{1000}` is refused rather than
-    /// expanded).
-    static let maxProgramSize = 100_000
+    private enum Opcode: UInt8 { case character, split, jump, atStart, atEnd, accept }
 
-    /// Compiles `pattern`; `nil` when it is not a valid I-Regexp (or too large). With
-    /// `wholeString`, ``matches(_:)`` tests the whole string (`match()`), else any substring
-    /// (`search()`).
-    init?(_ pattern: String, wholeString: Bool) {
-        var compiler = Compiler(scalars: Array(pattern.unicodeScalars))
-        guard let program = compiler.compile() else { return nil }
-        self.program = program
-        self.wholeString = wholeString
+    /// The largest automaton built, in instructions. Matching costs at most this many steps per
+    /// scalar of the string; a larger pattern is refused when the query is parsed (or, for a
+    /// pattern read from the document, when it is evaluated), never evaluated to false.
+    static let maxProgramSize = 10_000
+    /// The deepest nesting of groups compiled (the compiler recurses once per group).
+    static let maxGroupDepth = 100
+
+    /// What compiling a pattern gives.
+    enum Compiled {
+        case valid(IRegexp)
+        /// Not an I-Regexp: `match()` and `search()` are false (RFC 9535 §2.4.6, §2.4.7).
+        case invalid
+        /// An I-Regexp whose automaton would pass ``maxProgramSize`` instructions, or whose
+        /// groups nest deeper than ``maxGroupDepth``: the reason, in words.
+        case tooLarge(String)
     }
 
-    /// Whether the pattern matches `text` (whole, or a substring).
+    /// Compiles `pattern`. With `wholeString`, ``matches(_:)`` tests the whole string
+    /// (`match()`), else any substring (`search()`).
+    static func compile(_ pattern: String, wholeString: Bool) -> Compiled {
+        var compiler = Compiler(scalars: Array(pattern.unicodeScalars))
+        switch compiler.compile() {
+        case .success(let program): return .valid(IRegexp(program: program, wholeString: wholeString))
+        case .failure(.invalid): return .invalid
+        case .failure(.tooLarge):
+            return .tooLarge(
+                "the pattern compiles to more than \(maxProgramSize) instructions (the limit of I-Regexp "
+                    + "matching, which takes up to that many steps per character): use smaller repetition counts")
+        case .failure(.tooDeep):
+            return .tooLarge(
+                "the pattern nests groups more than \(maxGroupDepth) deep (the limit of I-Regexp compiling)")
+        }
+    }
+
+    /// Compiles `pattern`; `nil` when it is not a valid I-Regexp or too large.
+    init?(_ pattern: String, wholeString: Bool) {
+        guard case .valid(let compiled) = Self.compile(pattern, wholeString: wholeString) else { return nil }
+        self = compiled
+    }
+
+    private init(program: [Instruction], wholeString: Bool) {
+        self.program = program
+        self.wholeString = wholeString
+        var opcodes: [Opcode] = []
+        var operands: [(Int32, Int32)] = []
+        var masks: [(UInt64, UInt64)] = []
+        for instruction in program {
+            var mask: (UInt64, UInt64) = (0, 0)
+            switch instruction {
+            case .character(let set):
+                opcodes.append(.character)
+                operands.append((0, 0))
+                for scalar in 0..<128 where set.contains(Unicode.Scalar(UInt8(scalar))) {
+                    if scalar < 64 { mask.0 |= 1 << UInt64(scalar) } else { mask.1 |= 1 << UInt64(scalar - 64) }
+                }
+            case .split(let a, let b):
+                opcodes.append(.split)
+                operands.append((Int32(a), Int32(b)))
+            case .jump(let target):
+                opcodes.append(.jump)
+                operands.append((Int32(target), 0))
+            case .atStart:
+                opcodes.append(.atStart)
+                operands.append((0, 0))
+            case .atEnd:
+                opcodes.append(.atEnd)
+                operands.append((0, 0))
+            case .accept:
+                opcodes.append(.accept)
+                operands.append((0, 0))
+            }
+            masks.append(mask)
+        }
+        self.opcodes = opcodes
+        self.operands = operands
+        self.asciiMasks = masks
+    }
+
+    static func == (a: Self, b: Self) -> Bool { a.program == b.program && a.wholeString == b.wholeString }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(program)
+        hasher.combine(wholeString)
+    }
+
+    /// Whether the pattern matches `text` (whole, or a substring): a Pike VM, which keeps each
+    /// instruction at most once per position, so the time is at most the program's size times
+    /// the string's length, whatever the pattern.
     ///
     /// `^` and `$` (literal characters in XSD, I-Regexp's model) are anchors here, as in the
     /// ECMAScript and PCRE mappings of RFC 9485 §5 that JSONPath implementations use.
     func matches(_ text: String) -> Bool {
+        var steps = 0
+        return matches(text, steps: &steps)
+    }
+
+    /// ``matches(_:)``, adding to `steps` one for each instruction visited (what the tests
+    /// compare with the program's size times the string's length).
+    func matches(_ text: String, steps: inout Int) -> Bool {
         let scalars = Array(text.unicodeScalars)
         let count = program.count
-        var current: [Int] = []
-        var next: [Int] = []
+        var current: [Int32] = []
+        var next: [Int32] = []
+        current.reserveCapacity(count)
+        next.reserveCapacity(count)
         var mark = [Int](repeating: -1, count: count)
+        var stack: [Int32] = []
         var generation = 0
+        var accepted = false
 
-        func add(_ pc: Int, to list: inout [Int], at position: Int) {
-            var stack = [pc]
+        // Follows the zero-width instructions from `pc`; the character and accept ones reached
+        // go to `list`.
+        func add(_ pc: Int32, to list: inout [Int32], at position: Int) {
+            stack.append(pc)
             while let pc = stack.popLast() {
-                guard mark[pc] != generation else { continue }
-                mark[pc] = generation
-                switch program[pc] {
-                case .jump(let target): stack.append(target)
-                case .split(let a, let b):
-                    stack.append(b)
-                    stack.append(a)
+                let index = Int(pc)
+                guard mark[index] != generation else { continue }
+                mark[index] = generation
+                steps += 1
+                switch opcodes[index] {
+                case .jump: stack.append(operands[index].0)
+                case .split:
+                    stack.append(operands[index].1)
+                    stack.append(operands[index].0)
                 case .atStart: if position == 0 { stack.append(pc + 1) }
                 case .atEnd: if position == scalars.count { stack.append(pc + 1) }
-                default: list.append(pc)
+                case .accept: accepted = true
+                case .character: list.append(pc)
                 }
             }
         }
 
         add(0, to: &current, at: 0)
         for (offset, scalar) in scalars.enumerated() {
-            if !wholeString && current.contains(where: { program[$0] == .accept }) { return true }
+            if !wholeString && accepted { return true }
+            accepted = false
             generation += 1
             next.removeAll(keepingCapacity: true)
+            let value = scalar.value
+            steps += current.count
             for pc in current {
-                if case .character(let set) = program[pc], set.contains(scalar) {
-                    add(pc + 1, to: &next, at: offset + 1)
+                let index = Int(pc)
+                let taken: Bool
+                if value < 64 {
+                    taken = asciiMasks[index].0 & (1 << UInt64(value)) != 0
+                } else if value < 128 {
+                    taken = asciiMasks[index].1 & (1 << UInt64(value - 64)) != 0
+                } else if case .character(let set) = program[index] {
+                    taken = set.contains(scalar)
+                } else {
+                    taken = false
                 }
+                if taken { add(pc + 1, to: &next, at: offset + 1) }
             }
             if !wholeString { add(0, to: &next, at: offset + 1) }
             swap(&current, &next)
-            if current.isEmpty { return false }
+            if current.isEmpty && !accepted { return false }
         }
-        return current.contains { program[$0] == .accept }
+        return accepted
     }
 }

@@ -247,7 +247,11 @@ extension JSONPathParser {
         }
         var pattern: IRegexp?
         if function == .match || function == .search, case .literal(.string(let text)) = checked[1] {
-            pattern = IRegexp(text, wholeString: function == .match)
+            switch IRegexp.compile(text, wholeString: function == .match) {
+            case .valid(let compiled): pattern = compiled
+            case .invalid: pattern = nil  // false on every node, as RFC 9535 says
+            case .tooLarge(let reason): throw error(reason, at: arguments[1].1)
+            }
         }
         let call = FilterFunction(name: function, arguments: checked, compiledPattern: pattern)
         return .function(call, returnsLogical: function == .match || function == .search)

@@ -13,10 +13,14 @@ struct PathEvaluator {
     private let budget = Budget()
     private final class Budget {
         var overflowed = false
+        var refusedPattern: (pattern: String, reason: String)?
     }
 
     /// Whether a node list was cut at ``maxNodes``: the results are then not to be used.
     var overflowed: Bool { budget.overflowed }
+    /// A pattern read from the document that is too large to match (then the results are not
+    /// to be used either: the filter would have been false because of a limit).
+    var refusedPattern: (pattern: String, reason: String)? { budget.refusedPattern }
 
     // MARK: Segments
 
@@ -227,7 +231,13 @@ struct PathEvaluator {
             return false  // a literal pattern that is not an I-Regexp
         } else {
             guard let source = string(argumentValue(function.arguments[1], current: current)) else { return false }
-            pattern = IRegexp(source, wholeString: function.name == .match)
+            switch IRegexp.compile(source, wholeString: function.name == .match) {
+            case .valid(let compiled): pattern = compiled
+            case .invalid: return false
+            case .tooLarge(let reason):
+                if budget.refusedPattern == nil { budget.refusedPattern = (source, reason) }
+                return false
+            }
         }
         return pattern?.matches(text) ?? false
     }

@@ -39,8 +39,10 @@ extension RecordCapture {
             matcher.mayRepeat
             ? matcher.counts(along: info.record.path)
             : matcher.singleCounts(states: info.states, parentStates: info.parentStates)
-        for (state, filter, count) in pending where evaluator.test(filter.expression, current: 0) {
-            entries.append((state + 1, count))
+        for (state, filter, count) in pending {
+            let holds = evaluator.test(filter.expression, current: 0)
+            try refuseUnfinished(evaluator, query: matcher.states[state].query, at: info.record.path)
+            if holds { entries.append((state + 1, count)) }
         }
         let room = limit.map { max(0, $0 - selectedCount) } ?? Int.max
         var results: [(node: Int, query: Int)] = []
@@ -64,14 +66,8 @@ extension RecordCapture {
                 }
             }
         }
-        if evaluator.overflowed {
-            throw JSONPathBufferError(
-                query: matcher.queries[matcher.states[info.states.trailingZeroBitCount].query].expression,
-                path: info.record.path,
-                reason: "too many values",
-                limit: Self.maxResultsPerCapture,
-                countsValues: true
-            )
+        if let (state, _) = entries.first {
+            try refuseUnfinished(evaluator, query: matcher.states[state].query, at: info.record.path)
         }
         if order == .document {
             // Where each value starts; a value selected several times keeps its copies together.
@@ -124,5 +120,27 @@ extension RecordCapture {
         captureInfo = nil
         isBuffering = false
         resetFrames()
+    }
+
+    /// Throws when `evaluator` stopped short (a node list cut at its cap, a pattern too large
+    /// to match): its answer is then not the query's.
+    private func refuseUnfinished(_ evaluator: PathEvaluator, query: Int, at path: JSONPath) throws {
+        if let (pattern, reason) = evaluator.refusedPattern {
+            throw JSONPathPatternError(
+                query: matcher.queries[query].expression,
+                path: path,
+                pattern: pattern,
+                reason: reason
+            )
+        }
+        if evaluator.overflowed {
+            throw JSONPathBufferError(
+                query: matcher.queries[query].expression,
+                path: path,
+                reason: "too many values",
+                limit: Self.maxResultsPerCapture,
+                countsValues: true
+            )
+        }
     }
 }

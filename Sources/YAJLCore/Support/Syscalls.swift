@@ -169,6 +169,19 @@ package enum Syscalls {
         }
     }
 
+    /// Creates the directory `path` with mode 0700; fails when anything is there already, so
+    /// the directory is this process's own.
+    package static func makeNewDirectory(_ path: String) throws(JSONIOError) {
+        while mkdir(path, 0o700) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            throw JSONIOError(operation: .create, target: path, message: message(forErrno: code), errno: code)
+        }
+    }
+
+    /// Whether `error` says something is there already (`EEXIST`).
+    package static func meansExisting(_ error: JSONIOError) -> Bool { error.errno == EEXIST }
+
     /// Whether `error` says the file does not exist (`ENOENT`).
     package static func meansMissing(_ error: JSONIOError) -> Bool { error.errno == ENOENT }
 

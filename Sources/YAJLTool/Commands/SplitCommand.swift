@@ -19,8 +19,11 @@ let splitCommand = Command(
         shard holds at least one. Each shard is renamed into place when complete, and DIR/manifest.json
         (written last) lists the shards with their records and bytes, the totals, the query, and the
         source with its validator (ETag / Last-Modified of a URL, size and modification time of a file).
-        Spark, Dask, DuckDB and BigQuery read the shards as NDJSON. DIR is created if needed and must not
-        hold a manifest already. On invalid input the shards written are removed (exit 1).
+        Spark, Dask, DuckDB and BigQuery read the shards as NDJSON. The shards are written in a staging
+        folder inside DIR (.yajl-split-*) and moved into DIR, the manifest last, only once all are
+        complete: an interrupted split never looks finished. DIR is created if needed; one that holds a
+        manifest, a staging folder or files named as the shards would be is refused, unless --replace
+        says to remove them. On invalid input the staging folder is removed (exit 1), nothing else.
         """,
     options: parserOptionSpecs + [
         .value("--out", "DIR", "the directory of the shards and manifest.json (required)"),
@@ -29,6 +32,9 @@ let splitCommand = Command(
         },
         .flag("--gzip", "compress each shard (gzip), named .ndjson.gz") { $0.values["--gzip"] = "1" },
         .value("--prefix", "NAME", "the shards' name before -00000 (default part)"),
+        .flag("--replace", "remove an earlier split's manifest, shards and staging folders from DIR first") {
+            $0.values["--replace"] = "1"
+        },
         .size("--max-buffered-bytes", "the most a query may buffer beyond its values (default 256 MiB)") {
             $0.values["--max-buffered-bytes"] = String($1)
         },
@@ -51,8 +57,6 @@ let splitCommand = Command(
     guard !prefix.isEmpty, !prefix.contains("/"), !prefix.hasPrefix(".") else {
         throw UsageError(description: "--prefix is a file name without '/' and not starting with '.', not '\(prefix)'")
     }
-    try prepareDirectory(directory)
-
     var input = settings
     input.inputs = files
     var options = JSONRecordOptions(parser: settings.parser)
@@ -64,55 +68,38 @@ let splitCommand = Command(
     } catch let error as JSONPathSyntaxError {
         throw UsageError(description: error.description)
     }
+    let output = try SplitDirectory(directory: directory, prefix: prefix, replace: settings.values["--replace"] != nil)
     let writer = ShardWriter(
-        directory: directory,
+        directory: output.staging,
         prefix: prefix,
         shardSize: shardSize,
         gzip: settings.values["--gzip"] != nil
     )
-    let shards: [ShardWriter.Shard]
     do {
+        let shards: [ShardWriter.Shard]
         while let value = try reader.next() { try writer.write(value.bytes) }
         shards = try writer.finish()
+        let manifest = Manifest(
+            source: name,
+            validator: validator(of: source, name: name),
+            query: paths[0],
+            compression: settings.values["--gzip"] != nil ? "gzip" : "none",
+            sourceBytes: reader.report.bytesRead,
+            shards: shards
+        )
+        try manifest.write(to: output.staging)
+        try output.publish(shards)
+        standardError.write(
+            "yajl: \(manifest.records) record\(manifest.records == 1 ? "" : "s") in \(shards.count) shard\(shards.count == 1 ? "" : "s") in \(directory)\n"
+        )
+        if manifest.records == 0 { standardError.write("yajl: no value matched \(paths[0])\n") }
     } catch {
         writer.abandon()
+        output.abandon()
         standardError.write("yajl: no shard kept in \(directory): the split did not complete\n")
         throw error
     }
-    let manifest = Manifest(
-        source: name,
-        validator: validator(of: source, name: name),
-        query: paths[0],
-        compression: settings.values["--gzip"] != nil ? "gzip" : "none",
-        sourceBytes: reader.report.bytesRead,
-        shards: shards
-    )
-    try manifest.write(to: directory)
-    standardError.write(
-        "yajl: \(manifest.records) record\(manifest.records == 1 ? "" : "s") in \(shards.count) shard\(shards.count == 1 ? "" : "s") in \(directory)\n"
-    )
-    if manifest.records == 0 { standardError.write("yajl: no value matched \(paths[0])\n") }
     return ExitStatus.success
-}
-
-/// Creates `directory` if needed; refuses one that already holds a split.
-private func prepareDirectory(_ directory: String) throws {
-    var isDirectory = false
-    if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-        guard isDirectory else { throw UsageError(description: "--out \(directory) is not a directory") }
-        guard !FileManager.default.fileExists(atPath: directory + "/manifest.json") else {
-            throw UsageError(
-                description:
-                    "--out \(directory) already holds a split (manifest.json): remove it or choose another directory"
-            )
-        }
-    } else {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw UsageError(description: "cannot create --out \(directory): \(Syscalls.describe(error))")
-        }
-    }
 }
 
 /// What identifies the version of the source that was split.
