@@ -337,6 +337,7 @@ struct DirectMinifierTests {
         let sink = MemoryOutputSink()
         var options = JSONWriter.Options()
         options.validatesUTF8 = validatesUTF8
+        options.minifiesWithYAJLGenerator = validatesUTF8
         options.escapesSolidus = escapesSolidus
         options.bufferSize = 16  // drains often
         let writer = JSONWriter(to: sink, options: options)

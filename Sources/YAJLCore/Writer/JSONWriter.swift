@@ -27,18 +27,25 @@ public final class JSONWriter {
         public var beautify = false
         /// The indent for one level when beautifying. Default four spaces.
         public var indent = "    "
-        /// Reject strings that are not valid UTF-8 (`yajl_gen_validate_utf8`). Default `false`.
-        public var validatesUTF8 = false
+        /// Reject keys and strings given as raw UTF-8 (``JSONWriter/key(utf8:)``,
+        /// ``JSONWriter/string(utf8:)``, a ``JSONFragment``) that are not valid UTF-8, with
+        /// ``JSONWriterError/Kind/invalidString``. Default `true`. `String`s are valid by
+        /// construction and never checked; turn this off only for bytes already checked, such as
+        /// a parser's views with ``JSONParser/Options/validatesUTF8`` on.
+        public var validatesUTF8 = true
         /// Write `/` as `\/` (`yajl_gen_escape_solidus`). Default `false`.
         public var escapesSolidus = false
         /// Bytes buffered before they go to the sink. Default 64 KiB.
         public var bufferSize = 64 << 10
+        /// Minified output through `yajl_gen` rather than ``DirectMinifier``: for the tests that
+        /// compare the two byte for byte, until one emitter is left.
+        package var minifiesWithYAJLGenerator = false
 
         /// Options as given; see ``validate()`` for what is allowed.
         public init(
             beautify: Bool = false,
             indent: String = "    ",
-            validatesUTF8: Bool = false,
+            validatesUTF8: Bool = true,
             escapesSolidus: Bool = false
         ) {
             self.beautify = beautify
@@ -164,12 +171,21 @@ public final class JSONWriter {
     /// An object key.
     public func key(_ key: String) throws {
         var key = key
-        try key.withUTF8 { try self.key(utf8: UnsafeRawBufferPointer($0)) }
+        try key.withUTF8 { try self.key(validUTF8: UnsafeRawBufferPointer($0)) }
     }
 
     /// An object key from UTF-8 bytes (e.g. a parser's ``JSONStringView/bytes``).
+    ///
+    /// - Throws: ``JSONWriterError/Kind/invalidString`` when the bytes are not valid UTF-8 and
+    ///   ``Options/validatesUTF8`` is on (the default).
     @inline(__always)
     public func key(utf8: UnsafeRawBufferPointer) throws {
+        if options.validatesUTF8 { try checkUTF8(utf8, "a key") }
+        try key(validUTF8: utf8)
+    }
+
+    @inline(__always)
+    private func key(validUTF8 utf8: UnsafeRawBufferPointer) throws {
         try checkOptions()
         guard case .object(expectingKey: true) = stack.innermost else {
             throw stateError(stack.isEmpty || isArray ? "a key outside an object" : "a key where a value is expected")
@@ -181,12 +197,21 @@ public final class JSONWriter {
     /// A string value; `"`, `\\` and control characters are escaped.
     public func string(_ value: String) throws {
         var value = value
-        try value.withUTF8 { try string(utf8: UnsafeRawBufferPointer($0)) }
+        try value.withUTF8 { try string(validUTF8: UnsafeRawBufferPointer($0)) }
     }
 
     /// A string from UTF-8 bytes; YAJL escapes `"`, `\` and control characters.
+    ///
+    /// - Throws: ``JSONWriterError/Kind/invalidString`` when the bytes are not valid UTF-8 and
+    ///   ``Options/validatesUTF8`` is on (the default).
     @inline(__always)
     public func string(utf8: UnsafeRawBufferPointer) throws {
+        if options.validatesUTF8 { try checkUTF8(utf8, "a string") }
+        try string(validUTF8: utf8)
+    }
+
+    @inline(__always)
+    private func string(validUTF8 utf8: UnsafeRawBufferPointer) throws {
         try beforeValue("a string")
         try check(generator.string(utf8))
         afterValue()
@@ -328,6 +353,17 @@ public final class JSONWriter {
 
     private func stateError(_ message: String) -> JSONWriterError {
         JSONWriterError(kind: .invalidState, message: message)
+    }
+
+    /// Throws ``JSONWriterError/Kind/invalidString`` unless `bytes` are valid UTF-8.
+    private func checkUTF8(_ bytes: UnsafeRawBufferPointer, _ what: String) throws {
+        guard let offset = RawUTF8Check.firstInvalidOffset(bytes) else { return }
+        try checkOptions()
+        throw JSONWriterError(
+            kind: .invalidString,
+            message: "\(what) that is not valid UTF-8 (byte \(offset) of \(bytes.count) is 0x\(String(bytes[offset], radix: 16, uppercase: true))): "
+                + "pass valid UTF-8, or set JSONWriter.Options.validatesUTF8 to false for bytes already checked"
+        )
     }
 
     /// A container past ``maxDepth`` (out of line: building the message is no part of the

@@ -58,10 +58,11 @@ final class YAJLGeneratorBridge {
         self.handle = handle
         cyajl_gen_config_flag(handle, yajl_gen_beautify, options.beautify ? 1 : 0)
         cyajl_gen_config_indent(handle, indent)
-        cyajl_gen_config_flag(handle, yajl_gen_validate_utf8, options.validatesUTF8 ? 1 : 0)
+        // UTF-8 is checked by the writer before a string gets here (``RawUTF8Check``), once,
+        // for both emitters.
         cyajl_gen_config_flag(handle, yajl_gen_escape_solidus, options.escapesSolidus ? 1 : 0)
         directMinifier =
-            !options.beautify && !options.validatesUTF8
+            !options.beautify && !options.minifiesWithYAJLGenerator
             ? DirectMinifier(capacity: output.capacity, escapesSolidus: options.escapesSolidus) : nil
         direct = directMinifier.map { Unmanaged.passUnretained($0) }
     }

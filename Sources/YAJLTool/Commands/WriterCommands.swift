@@ -38,6 +38,8 @@ let reformatCommand = Command(
     options.beautify = settings.values["--minify"] == nil
     options.indent = settings.values["--indent-string"] ?? "    "
     options.escapesSolidus = settings.values["--escape-solidus"] != nil
+    // The parser checked the UTF-8 (or --no-utf8-check said not to).
+    options.validatesUTF8 = false
     do {
         try options.validate()
     } catch let error as JSONOptionError {
@@ -96,7 +98,7 @@ let fromNDJSONCommand = Command(
 ) { settings in
     var input = settings
     input.parser.allowMultipleValues = true
-    let writer = JSONWriter(to: .standardOutput)
+    let writer = JSONWriter(to: .standardOutput, options: JSONWriter.Options(validatesUTF8: false))
     try writeStreaming(writer, finalNewline: true) {
         try writer.startArray()
         let parser = JSONParser(options: input.parser, handler: JSONWritingHandler(writer: writer))
