@@ -131,10 +131,10 @@ typedef struct {
     long event_count;
     /* Where a container past `max_depth` would have opened, or -1. */
     long depth_error_offset;
-    /* The bytes the captured value may take on its tape before the capture stops (a value held
-     * whole for its query's sake is limited by maxBufferedBytes), LONG_MAX when none; and whether
-     * it did stop there. Counted from the captured container's tag, which moves when handed-out
-     * records are dropped from before it. */
+    /* The bytes the captured value may take on its tape, its source positions included, before the
+     * capture stops (a value held whole for its query's sake is limited by maxBufferedBytes),
+     * LONG_MAX when none; and whether it did stop there. Counted from the captured container's
+     * tag and its first position, which move when handed-out records are dropped before them. */
     long byte_limit;
     int over_byte_limit;
     /* The chunk being parsed, its absolute offset, and its line (TextPosition's, at its start). */
@@ -175,7 +175,8 @@ CYAJL_INLINE void cyajl_capture_token(cyajl_capture *capture, long length, long 
 CYAJL_INLINE int cyajl_capture_recorded(cyajl_capture *capture) {
     capture->event_count += 1;
     cyajl_tape *tape = capture->tape;
-    if (__builtin_expect((long)(tape->count - tape->open[0].start) > capture->byte_limit, 0)) {
+    long held = (long)(tape->count - tape->open[0].start) + (long)(tape->position_count - tape->open_position_start);
+    if (__builtin_expect(held > capture->byte_limit, 0)) {
         capture->over_byte_limit = 1;
         return 0;
     }

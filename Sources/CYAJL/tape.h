@@ -68,6 +68,9 @@ typedef struct {
     long previous_column;
     /* The largest length or count a narrow header holds (lowered by tests). */
     size_t narrow_limit;
+    /* Where the positions of the outermost open container begin (what its capture holds of
+     * them, counted by the capture's byte limit beside its bytes). */
+    size_t open_position_start;
 } cyajl_tape;
 
 static inline void *cyajl_tape_reallocate(void *block, size_t bytes) {
@@ -194,6 +197,7 @@ CYAJL_INLINE void cyajl_tape_value_starts(cyajl_tape *tape) {
 }
 
 CYAJL_INLINE void cyajl_tape_start_container(cyajl_tape *tape, int kind, long offset, long line, long column) {
+    if (tape->open_count == 0) tape->open_position_start = tape->position_count;
     cyajl_tape_note(tape, offset, line, column);
     cyajl_tape_value_starts(tape);
     if (tape->open_count == tape->open_capacity) {
@@ -302,6 +306,7 @@ static inline void cyajl_tape_discard(cyajl_tape *tape, size_t start, size_t pos
     if (position_start > 0) {
         memmove(tape->positions, tape->positions + position_start, tape->position_count - position_start);
         tape->position_count -= position_start;
+        tape->open_position_start = tape->open_position_start > position_start ? tape->open_position_start - position_start : 0;
     }
 }
 
@@ -320,6 +325,8 @@ static inline void cyajl_tape_take_incomplete_record(cyajl_tape *tape, cyajl_tap
     }
     if (position_length > 0) memcpy(tape->positions, other->positions + position_start, position_length);
     tape->position_count = position_length;
+    tape->open_position_start =
+        other->open_position_start > position_start ? other->open_position_start - position_start : 0;
     tape->previous_offset = other->previous_offset;
     tape->previous_line = other->previous_line;
     tape->previous_column = other->previous_column;

@@ -79,20 +79,44 @@ extension RecordCapture {
             }.map(\.element)
         }
         let recordPath = info.record.path
+        // The nested selections' paths share one table (a path each would be quadratic in a deep
+        // value: `$..*` on 5,000 nested arrays).
+        var nestedPaths: NestedPaths?
         for (node, query) in results.prefix(room) {
             let info2 = tree.nodes[node]
-            let path = node == 0 ? recordPath : JSONPath(recordPath.components + tree.relativePath(node))
-            ready.append(
-                SelectedValue(
-                    start: info2.tape,
-                    positionStart: info.record.positionStart,
-                    positionRoot: info.record.start,
-                    path: path,
-                    queryIndex: query,
-                    topLevelIndex: info.record.topLevelIndex,
-                    line: info2.position.line,
-                    byteOffset: info2.position.offset
-                )
+            var value = SelectedValue(
+                start: info2.tape,
+                positionStart: info.record.positionStart,
+                positionRoot: info.record.start,
+                path: node == 0 ? recordPath : .root,
+                queryIndex: query,
+                topLevelIndex: info.record.topLevelIndex,
+                line: info2.position.line,
+                byteOffset: info2.position.offset
+            )
+            if node != 0 {
+                let paths = nestedPaths ?? NestedPaths(base: recordPath, nodeCount: tree.nodes.count)
+                nestedPaths = paths
+                value.nested = (paths, paths.entry(for: node, in: tree))
+            }
+            ready.append(value)
+        }
+        nestedPaths?.finish()
+        // What evaluating the value held, shared or not: its recording, its index, its selections
+        // and their paths.
+        let held =
+            (tape.count - info.record.start) + (tape.positionCount - info.record.positionStart)
+            + tree.nodes.count * MemoryLayout<CapturedTree.Node>.stride
+            + min(results.count, room) * MemoryLayout<SelectedValue>.stride + (nestedPaths?.footprint ?? 0)
+        if held > maxBufferedBytes {
+            ready.removeLast(min(results.count, room))
+            let query = results.first?.query ?? matcher.states[entries.first?.state ?? 0].query
+            throw JSONPathBufferError(
+                query: matcher.queries[query].expression,
+                path: info.record.path,
+                reason: "the query is evaluated on this value: its recording, its index of \(tree.nodes.count) "
+                    + "values and \(results.count) selections take \(held) bytes",
+                limit: maxBufferedBytes
             )
         }
     }

@@ -11,6 +11,9 @@ struct SelectedValue {
     let pathPrefix: JSONPath
     /// The value's own step below ``pathPrefix``, if any.
     let lastComponent: JSONPath.Component?
+    /// For a value selected inside a captured one: the paths shared by the capture's selections,
+    /// and this value's entry (then ``pathPrefix`` is not used).
+    var nested: (paths: NestedPaths, entry: Int32)?
     var queryIndex: Int
     let topLevelIndex: Int
     let line: Int
@@ -18,6 +21,7 @@ struct SelectedValue {
 
     /// The value's path, made when asked (for ``JSONRecord`` and errors, not for every record).
     var path: JSONPath {
+        if let nested { return nested.paths.path(of: nested.entry) }
         guard let lastComponent else { return pathPrefix }
         var components = pathPrefix.components
         components.append(lastComponent)
@@ -48,7 +52,7 @@ struct SelectedValue {
 
     /// The same value, selected by query `queryIndex`.
     func selected(by queryIndex: Int) -> SelectedValue {
-        SelectedValue(
+        var value = SelectedValue(
             start: start,
             positionStart: positionStart,
             positionRoot: positionRoot,
@@ -59,5 +63,7 @@ struct SelectedValue {
             line: line,
             byteOffset: byteOffset
         )
+        value.nested = nested
+        return value
     }
 }
