@@ -156,3 +156,63 @@ struct DeepDecodableTests {
         }
     }
 }
+
+/// `JSONValue`s are built as deep as ``JSONValue/maxDepth`` and dropped safely there; deeper
+/// ones are refused with a located error naming the limit, by every way of reading one, never a
+/// stack overflow when the value is released.
+@Suite("Deep JSONValues")
+struct DeepJSONValueTests {
+    typealias Shape = DeepDocumentTests.Shape
+
+    @Test(arguments: Shape.allCases)
+    func valuesAtTheLimitAreBuiltAndReleased(_ shape: Shape) throws {
+        let document = shape.document(depth: JSONValue.maxDepth)
+        var value: JSONValue? = try JSONValue(parsing: document, options: .init(maxDepth: JSONValue.maxDepth + 10))
+        #expect(value?.description.utf8.count == document.utf8.count)
+        value = nil  // released here, on the test's thread
+        #expect(value == nil)
+    }
+
+    @Test(arguments: Shape.allCases, [JSONValue.maxDepth + 1, 100_000, 400_000])
+    func deeperValuesAreRefusedByEveryReader(_ shape: Shape, _ depth: Int) async throws {
+        let document = shape.document(depth: depth)
+        let options = DeepDocumentTests.options(depth: depth, concurrently: true)
+        func check(_ error: any Error, _ how: String) {
+            #expect("\(error)".contains("JSONValue.maxDepth (\(JSONValue.maxDepth))"), "\(how): \(error)")
+        }
+        do {
+            _ = try JSONValue(parsing: document, options: options.parser)
+            Issue.record("JSONValue(parsing:) built \(depth) levels")
+        } catch { check(error, "JSONValue(parsing:)") }
+        do {
+            let reader = try JSONRecordReader(JSONValue.self, at: "$", from: .text(document), options: options)
+            _ = try reader.next()
+            Issue.record("JSONRecordReader built \(depth) levels")
+        } catch { check(error, "JSONRecordReader") }
+        do {
+            for try await _ in JSONRecords(JSONValue.self, at: "$", from: .text(document), options: options) {}
+            Issue.record("JSONRecords built \(depth) levels")
+        } catch { check(error, "JSONRecords") }
+        do {
+            let tokens = JSONTokenReader(from: .text(document), options: options.parser)
+            _ = try tokens.next()
+            _ = try tokens.value()
+            Issue.record("JSONTokenReader built \(depth) levels")
+        } catch { check(error, "JSONTokenReader") }
+        // A record type holding a JSONValue: the error has the record's coding path.
+        struct Wrapper: Decodable { let a: JSONValue }
+        if shape == .objects && depth > JSONValue.maxDepth + 1 {  // `a` is one level less deep
+            do {
+                let reader = try JSONRecordReader(Wrapper.self, at: "$", from: .text(document), options: options)
+                _ = try reader.next()
+                Issue.record("Wrapper built \(depth) levels")
+            } catch {
+                check(error, "Wrapper")
+                #expect("\(error)".contains("a"), "\(error)")
+            }
+        }
+        // The same document as a fragment: flat bytes, no limit but the parser's.
+        let reader = try JSONRecordReader(JSONFragment.self, at: "$", from: .text(document), options: options)
+        #expect(try reader.next()?.bytes.count == document.utf8.count)
+    }
+}

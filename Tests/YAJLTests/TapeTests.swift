@@ -122,7 +122,7 @@ struct TapeTests {
 
     /// Containers whose members pass the narrow header's limit are widened when they close (the
     /// limit is lowered here; it is 4 GiB in use), nested ones included.
-    @Test func containersPastTheNarrowLimitAreWidened() {
+    @Test func containersPastTheNarrowLimitAreWidened() throws {
         let tape = Tape()
         tape.narrowLimit = 3
         var offset = 0
@@ -155,7 +155,7 @@ struct TapeTests {
         #expect(view.minifiedLength(0) == output.count)
         let array = view.next(view.firstChild(0))
         #expect(view.kind(array) == .array && view.count(array) == 5)
-        #expect(view.value(0).description == #"{"":[1,22,0.5,-0,[true]],"k":null}"#)
+        #expect(try view.value(0).description == #"{"":[1,22,0.5,-0,[true]],"k":null}"#)
         // Every value's source position comes back, in document order, across the wide headers.
         var index = 0
         var expected = 10

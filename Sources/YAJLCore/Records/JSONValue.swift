@@ -40,6 +40,30 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// The deepest nesting of arrays and objects that the package builds as a `JSONValue`:
+    /// 10,000 levels.
+    ///
+    /// Swift releases an enum's nested payloads recursively, about 200 bytes of stack per level,
+    /// so a value of 10,000 levels needs about 2 MiB of stack wherever its last copy is dropped:
+    /// within the 8 MiB of a main thread, of Swift's task threads on Linux and of the package's
+    /// parsing threads. A deeper value is refused when it would be built (a located
+    /// ``JSONRecordDecodingError`` naming this limit); read such a document as ``JSONFragment``
+    /// (flat bytes) or as events, which have no depth limit but ``JSONParser/Options/maxDepth``.
+    /// Values you build yourself are not checked.
+    public static let maxDepth = 10_000
+
+    static func tooDeepError() -> DecodingError {
+        DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: [],
+                debugDescription:
+                    "The value nests deeper than JSONValue.maxDepth (\(maxDepth)) arrays and objects, "
+                    + "which Swift could not release without overflowing a thread's stack: "
+                    + "read it as JSONFragment or as events instead."
+            )
+        )
+    }
+
     /// The value's kind, for messages: `null`, `boolean`, `number`, `string`, `array`, `object`.
     public var kindName: String {
         switch self {

@@ -196,7 +196,10 @@ struct TapeView {
     /// The value at `index` as an owned ``JSONValue``; object keys through `keys` when given (a
     /// session's cache of the strings it made for keys before). Built in one pass over the
     /// entries, the open containers on an explicit stack (no recursion, whatever the depth).
-    func value(_ index: Int, keys: KeyStringCache? = nil) -> JSONValue {
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the value nests deeper than
+    ///   ``JSONValue/maxDepth`` (Swift would release it recursively).
+    func value(_ index: Int, keys: KeyStringCache? = nil) throws -> JSONValue {
         struct Open {
             let end: Int
             let isObject: Bool
@@ -244,6 +247,7 @@ struct TapeView {
                     container.elements.reserveCapacity(count(entry))
                 }
                 pendingKey = nil
+                guard open.count < JSONValue.maxDepth else { throw JSONValue.tooDeepError() }
                 open.append(container)
                 entry = firstChild(entry)
                 continue
