@@ -33,8 +33,10 @@ struct CapturedTree {
 
     /// Indexes the value at `root` of `view`, whose source positions are at `positionStart` (the
     /// value must be the first of its record: its position is stored whole). The storage of the
-    /// previous capture's tree is reused.
-    mutating func index(_ view: TapeView, root: Int, positionStart: Int) {
+    /// previous capture's tree is reused. Stops, returning `false`, once it would hold more than
+    /// `maxNodes` nodes (the value's buffer limit, in nodes).
+    @discardableResult
+    mutating func index(_ view: TapeView, root: Int, positionStart: Int, maxNodes: Int = .max) -> Bool {
         self.view = view
         nodes.removeAll(keepingCapacity: true)
         pending.removeAll(keepingCapacity: true)
@@ -65,11 +67,13 @@ struct CapturedTree {
                     child = view.next(child)
                 }
                 ordinal += 1
+                if nodes.count > maxNodes { return false }
             }
             nodes[node].firstChild = firstChild
             nodes[node].childCount = ordinal
             for index in stride(from: nodes.count - 1, through: firstChild, by: -1) { pending.append(index) }
         }
+        return true
     }
 
     @inline(__always)

@@ -30,7 +30,20 @@ extension RecordCapture {
     /// Decides the records of a complete capture: the filters its parent's states apply to it,
     /// then every query's remaining segments from it, nested matches included.
     func evaluate(_ info: PendingCapture) throws {
-        capturedTree.index(tape.view, root: info.record.start, positionStart: info.record.positionStart)
+        // The index counts against the limit with the value's recording: it stops when it would
+        // pass it, before it takes the memory.
+        let recorded = (tape.count - info.record.start) + (tape.positionCount - info.record.positionStart)
+        let nodeRoom = max(0, maxBufferedBytes - recorded) / MemoryLayout<CapturedTree.Node>.stride
+        guard
+            capturedTree.index(
+                tape.view, root: info.record.start, positionStart: info.record.positionStart, maxNodes: nodeRoom)
+        else {
+            throw bufferError(
+                info,
+                "the query is evaluated on this value: its recording takes \(recorded) bytes, and its index "
+                    + "of more than \(nodeRoom) values would pass the limit"
+            )
+        }
         let tree = capturedTree
         let isDocument = info.record.lastComponent == nil && info.record.pathPrefix.components.isEmpty
         var evaluator = PathEvaluator(tree: tree, documentRoot: isDocument ? 0 : nil)
@@ -105,8 +118,7 @@ extension RecordCapture {
         // What evaluating the value held, shared or not: its recording, its index, its selections
         // and their paths.
         let held =
-            (tape.count - info.record.start) + (tape.positionCount - info.record.positionStart)
-            + tree.nodes.count * MemoryLayout<CapturedTree.Node>.stride
+            recorded + tree.nodes.count * MemoryLayout<CapturedTree.Node>.stride
             + min(results.count, room) * MemoryLayout<SelectedValue>.stride + (nestedPaths?.footprint ?? 0)
         if held > maxBufferedBytes {
             ready.removeLast(min(results.count, room))
@@ -144,6 +156,18 @@ extension RecordCapture {
         captureInfo = nil
         isBuffering = false
         resetFrames()
+    }
+
+    /// The buffer error of capture `info`, for the first query it may select for.
+    private func bufferError(_ info: PendingCapture, _ reason: String) -> JSONPathBufferError {
+        let states = info.states != 0 ? info.states : info.parentStates
+        let query = states == 0 ? 0 : matcher.states[states.trailingZeroBitCount].query
+        return JSONPathBufferError(
+            query: matcher.queries[query].expression,
+            path: info.record.path,
+            reason: reason,
+            limit: maxBufferedBytes
+        )
     }
 
     /// Throws when `evaluator` stopped short (a node list cut at its cap, a pattern too large
