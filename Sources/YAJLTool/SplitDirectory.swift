@@ -61,7 +61,7 @@ struct SplitDirectory {
                 try Syscalls.makeNewDirectory(candidate)
                 staging = candidate
                 break
-            } catch where Syscalls.meansExisting(error) && attempt < 1_000 {
+            } catch  where Syscalls.meansExisting(error) && attempt < 1_000 {
                 attempt += 1
             } catch {
                 throw UsageError(description: "cannot create a staging folder in --out \(directory): \(error.message)")
@@ -101,7 +101,8 @@ struct SplitDirectory {
         } else if leftovers.contains(where: { $0.hasPrefix(stagingPrefix) }) {
             what = "holds an unfinished split (a staging folder of a run that did not complete)"
         } else {
-            what = "holds files named as this split's shards, without a manifest (an unfinished split, or files of yours)"
+            what =
+                "holds files named as this split's shards, without a manifest (an unfinished split, or files of yours)"
         }
         return UsageError(
             description: "--out \(directory) \(what): \(shown). Choose another directory or --prefix, "

@@ -35,7 +35,9 @@ struct BufferAccountingTests {
         options.parser.maxDepth = 100_000
         let reader = try JSONRecordReader(JSONFragment.self, at: query, from: .text(document), options: options)
         var values: [String] = []
-        while let record = try reader.nextRecord() { values.append(record.path.normalized + " " + record.value.description) }
+        while let record = try reader.nextRecord() {
+            values.append(record.path.normalized + " " + record.value.description)
+        }
         return values
     }
 
@@ -67,7 +69,9 @@ struct BufferAccountingTests {
             if resetPeak {
                 #expect(peak - before < 48 << 20, "\(order): peak RSS grew by \((peak - before) >> 20) MiB")
             } else {
-                print("⚠️  buffer accounting: peak-memory check skipped (\(ProcessMemory.unavailable ?? "peak not reset"))")
+                print(
+                    "⚠️  buffer accounting: peak-memory check skipped (\(ProcessMemory.unavailable ?? "peak not reset"))"
+                )
             }
         }
     }

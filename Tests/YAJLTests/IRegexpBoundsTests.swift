@@ -100,7 +100,9 @@ struct IRegexpBoundsTests {
         var patterns = ["a{1,100000}", "(a|b){1,100000}", "(a|b){1,9000}x", "(ab){5001}", "(a{1000}){1000}"]
         for _ in 0..<40 {
             let inner = ["a", "[ab]", "(a|b)", "(ab|cd)", "(a?)"].randomElement(using: &r)!
-            patterns.append("\(inner){\(Int.random(in: 1...20, using: &r)),\(Int.random(in: 10_001...1_000_000, using: &r))}")
+            patterns.append(
+                "\(inner){\(Int.random(in: 1...20, using: &r)),\(Int.random(in: 10_001...1_000_000, using: &r))}"
+            )
         }
         patterns.append(String(repeating: "(", count: 101) + "a" + String(repeating: ")", count: 101))
         for pattern in patterns {
@@ -137,7 +139,9 @@ struct IRegexpBoundsTests {
 
     /// A pattern taken from the document that is past the cap stops the read with an error
     /// naming the pattern, the value and the limit.
-    @Test(arguments: ["a{1,100000}", "(a|b){1,20000}", String(repeating: "(", count: 150) + "a" + String(repeating: ")", count: 150)])
+    @Test(arguments: [
+        "a{1,100000}", "(a|b){1,20000}", String(repeating: "(", count: 150) + "a" + String(repeating: ")", count: 150),
+    ])
     func documentPatternsPastTheCapStopTheRead(pattern: String) throws {
         let document = #"[{"s": "a", "p": "a"}, {"s": "a", "p": "\#(pattern)"}]"#
         for function in ["match", "search"] {
@@ -147,7 +151,10 @@ struct IRegexpBoundsTests {
             } catch let error as JSONPathPatternError {
                 #expect(error.path == JSONPath([.index(1)]), "\(error)")
                 #expect(error.pattern == pattern)
-                #expect(error.description.contains("$[1]") && error.description.contains("cannot be matched"), "\(error)")
+                #expect(
+                    error.description.contains("$[1]") && error.description.contains("cannot be matched"),
+                    "\(error)"
+                )
             }
         }
         // A pattern that is merely invalid stays false, as RFC 9535 says.

@@ -33,10 +33,12 @@ struct WriterUTF8Tests {
         }
     }
 
-    @Test(arguments: [
-        [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF], [0x61, 0x80],
-        [0x61, 0xE2, 0x82], [0xF5, 0x80, 0x80, 0x80],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF], [0x61, 0x80],
+            [0x61, 0xE2, 0x82], [0xF5, 0x80, 0x80, 0x80],
+        ] as [[UInt8]]
+    )
     func invalidBytesAreRefusedByDefault(bytes: [UInt8]) throws {
         let (_, error) = Self.write(bytes)
         let writerError = try #require(error as? JSONWriterError, "\(bytes)")
@@ -51,11 +53,15 @@ struct WriterUTF8Tests {
 
     @Test func generatedBytesAreJudgedAsTheParserJudgesThem() throws {
         var r = Random(state: 0x0007_F8)
-        let interesting: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0xA0, 0x9F, 0x90, 0x8F]
+        let interesting: [UInt8] = [
+            0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0xA0, 0x9F,
+            0x90, 0x8F,
+        ]
         var accepted = 0
         for _ in 0..<4_000 {
             let bytes = (0..<Int.random(in: 0...8, using: &r)).map { _ in
-                Bool.random(using: &r) ? interesting.randomElement(using: &r)! : UInt8.random(in: 0x20...0xFF, using: &r)
+                Bool.random(using: &r)
+                    ? interesting.randomElement(using: &r)! : UInt8.random(in: 0x20...0xFF, using: &r)
             }.filter { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
             let valid = Self.parserAccepts(bytes)
             let (written, error) = Self.write(bytes)
@@ -63,7 +69,9 @@ struct WriterUTF8Tests {
             if valid {
                 accepted += 1
                 let text = String(decoding: bytes, as: UTF8.self)
-                #expect(written == "{\(String(reflecting: text)):\(String(reflecting: text))}" || written?.isEmpty == false)
+                #expect(
+                    written == "{\(String(reflecting: text)):\(String(reflecting: text))}" || written?.isEmpty == false
+                )
             }
         }
         #expect(accepted > 400, "the generator makes valid strings too (\(accepted))")

@@ -44,9 +44,12 @@ struct ExitStatusTests {
     /// validator) exits 2 from every command that reads a URL, naming the URL and the offset.
     @Test(
         .enabled(
-            if: TestHTTPServer.python != nil && ToolTests.executable != nil, "python3 or the yajl tool missing"),
+            if: TestHTTPServer.python != nil && ToolTests.executable != nil,
+            "python3 or the yajl tool missing"
+        ),
         arguments: [
-            ["validate"], ["stats"], ["extract", "$.results[*].id"], ["to-ndjson", "$.results[*]"], ["reformat", "--minify"],
+            ["validate"], ["stats"], ["extract", "$.results[*].id"], ["to-ndjson", "$.results[*]"],
+            ["reformat", "--minify"],
             ["split", "$.results[*]", "--out", ""],
         ]
     )

@@ -39,7 +39,9 @@ struct SplitRunTests {
         var waited = 0
         while waited < 2_000 {
             let staged = entries(out).filter { $0.hasPrefix(".yajl-split-") }
-            if let folder = staged.first, entries(out + "/" + folder).contains(where: { $0.hasPrefix("part-") }) { break }
+            if let folder = staged.first, entries(out + "/" + folder).contains(where: { $0.hasPrefix("part-") }) {
+                break
+            }
             usleep(5_000)
             waited += 1
         }
@@ -133,7 +135,8 @@ struct SplitRunTests {
             let out = ToolScaleOutTests.directory("split-failed-\(round)")
             defer { try? FileManager.default.removeItem(atPath: out) }
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            let userFiles = ["notes.txt", "part-1.json", "other-00000.ndjson"].filter { _ in Bool.random(using: &random) }
+            let userFiles = ["notes.txt", "part-1.json", "other-00000.ndjson"].filter { _ in Bool.random(using: &random)
+            }
             for name in userFiles { try "mine\n".write(toFile: out + "/" + name, atomically: false, encoding: .utf8) }
             let text = Self.records(2_000, padding: 20)
             let broken = String(text.prefix(Int.random(in: 5_000..<text.utf8.count - 10, using: &random))) + "}"

@@ -118,10 +118,12 @@ struct IRegexp: Sendable, Hashable {
         case .failure(.tooLarge):
             return .tooLarge(
                 "the pattern compiles to more than \(maxProgramSize) instructions (the limit of I-Regexp "
-                    + "matching, which takes up to that many steps per character): use smaller repetition counts")
+                    + "matching, which takes up to that many steps per character): use smaller repetition counts"
+            )
         case .failure(.tooDeep):
             return .tooLarge(
-                "the pattern nests groups more than \(maxGroupDepth) deep (the limit of I-Regexp compiling)")
+                "the pattern nests groups more than \(maxGroupDepth) deep (the limit of I-Regexp compiling)"
+            )
         }
     }
 

@@ -36,7 +36,11 @@ extension RecordCapture {
         let nodeRoom = max(0, maxBufferedBytes - recorded) / MemoryLayout<CapturedTree.Node>.stride
         guard
             capturedTree.index(
-                tape.view, root: info.record.start, positionStart: info.record.positionStart, maxNodes: nodeRoom)
+                tape.view,
+                root: info.record.start,
+                positionStart: info.record.positionStart,
+                maxNodes: nodeRoom
+            )
         else {
             throw bufferError(
                 info,

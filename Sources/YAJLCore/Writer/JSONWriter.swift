@@ -361,7 +361,8 @@ public final class JSONWriter {
         try checkOptions()
         throw JSONWriterError(
             kind: .invalidString,
-            message: "\(what) that is not valid UTF-8 (byte \(offset) of \(bytes.count) is 0x\(String(bytes[offset], radix: 16, uppercase: true))): "
+            message:
+                "\(what) that is not valid UTF-8 (byte \(offset) of \(bytes.count) is 0x\(String(bytes[offset], radix: 16, uppercase: true))): "
                 + "pass valid UTF-8, or set JSONWriter.Options.validatesUTF8 to false for bytes already checked"
         )
     }
