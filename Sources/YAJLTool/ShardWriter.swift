@@ -1,16 +1,10 @@
 import CZlib
 import YAJLCore
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// NDJSON shards for `yajl split`: each record a line, in numbered files of about `shardSize`
-/// bytes on disk (a record is never split; a shard holds at least one), plain or gzip. A shard is
-/// written under a hidden temporary name and renamed when complete, so an engine reading
-/// `DIR/*.ndjson` never sees half a shard.
+/// bytes on disk (a record is never split; a shard holds at least one), plain or gzip. They are
+/// written in the run's staging folder (``SplitDirectory``), which keeps them from an engine
+/// reading `DIR/*.ndjson` until all are complete.
 final class ShardWriter {
     /// One finished shard, as the manifest lists it.
     struct Shard {
@@ -52,7 +46,6 @@ final class ShardWriter {
     }
 
     private func path(_ name: String) -> String { directory + "/" + name }
-    private func temporaryPath(_ name: String) -> String { directory + "/." + name + ".tmp" }
 
     /// Writes one record (minified JSON, no newline) as a line.
     func write(_ record: [UInt8]) throws {
@@ -72,19 +65,18 @@ final class ShardWriter {
         return shards
     }
 
-    /// Removes every shard this writer wrote (after an error: no partial split is left).
+    /// Closes the shard being written (after an error; the staging folder, removed with all in
+    /// it, is ``SplitDirectory/abandon()``'s).
     func abandon() {
         if fd >= 0 {
             Syscalls.close(fd)
             fd = -1
-            try? FileManager.default.removeItem(atPath: temporaryPath(currentName))
         }
-        for shard in shards { try? FileManager.default.removeItem(atPath: path(shard.name)) }
         shards = []
     }
 
     private func openShard() throws {
-        fd = try Syscalls.createForWriting(temporaryPath(currentName))
+        fd = try Syscalls.createForWriting(path(currentName))
         records = 0
         bytes = 0
         fileBytes = 0
@@ -95,15 +87,13 @@ final class ShardWriter {
         try drain(final: true)
         Syscalls.close(fd)
         fd = -1
-        let name = currentName
-        try Syscalls.rename(temporaryPath(name), to: path(name))
-        shards.append(Shard(name: name, records: records, bytes: bytes, fileBytes: fileBytes))
+        shards.append(Shard(name: currentName, records: records, bytes: bytes, fileBytes: fileBytes))
         deflater = nil
     }
 
     /// Writes the buffered lines (compressed with `--gzip`); `final` ends the gzip stream.
     private func drain(final: Bool) throws {
-        let target = temporaryPath(currentName)
+        let target = path(currentName)
         if let deflater {
             let output = try deflater.compress(buffer, final: final)
             try output.withUnsafeBytes { try Syscalls.writeAll(fd, $0, target: target) }

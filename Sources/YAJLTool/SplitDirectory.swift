@@ -58,7 +58,7 @@ struct SplitDirectory {
         while true {
             let candidate = directory + "/" + Self.stagingPrefix + "\(Syscalls.processID)-\(attempt)"
             do {
-                try Syscalls.makeNewDirectory(candidate)
+                try Syscalls.makePrivateDirectory(candidate, mustBeNew: true)
                 staging = candidate
                 break
             } catch  where Syscalls.meansExisting(error) && attempt < 1_000 {

@@ -126,13 +126,11 @@ extension RecordCapture {
             + min(results.count, room) * MemoryLayout<SelectedValue>.stride + (nestedPaths?.footprint ?? 0)
         if held > maxBufferedBytes {
             ready.removeLast(min(results.count, room))
-            let query = results.first?.query ?? matcher.states[entries.first?.state ?? 0].query
-            throw JSONPathBufferError(
-                query: matcher.queries[query].expression,
-                path: info.record.path,
-                reason: "the query is evaluated on this value: its recording, its index of \(tree.nodes.count) "
+            throw bufferError(
+                info,
+                "the query is evaluated on this value: its recording, its index of \(tree.nodes.count) "
                     + "values and \(results.count) selections take \(held) bytes",
-                limit: maxBufferedBytes
+                query: results.first?.query
             )
         }
     }
@@ -162,10 +160,11 @@ extension RecordCapture {
         resetFrames()
     }
 
-    /// The buffer error of capture `info`, for the first query it may select for.
-    private func bufferError(_ info: PendingCapture, _ reason: String) -> JSONPathBufferError {
+    /// The buffer error of capture `info`, naming `query`, or else the first query the capture
+    /// may select for.
+    private func bufferError(_ info: PendingCapture, _ reason: String, query: Int? = nil) -> JSONPathBufferError {
         let states = info.states != 0 ? info.states : info.parentStates
-        let query = states == 0 ? 0 : matcher.states[states.trailingZeroBitCount].query
+        let query = query ?? (states == 0 ? 0 : matcher.states[states.trailingZeroBitCount].query)
         return JSONPathBufferError(
             query: matcher.queries[query].expression,
             path: info.record.path,

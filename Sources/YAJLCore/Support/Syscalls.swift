@@ -159,22 +159,13 @@ package enum Syscalls {
         return FileStatus(info)
     }
 
-    /// Creates the directory `path` with mode 0700 (no parents) unless it exists.
-    package static func makePrivateDirectory(_ path: String) throws(JSONIOError) {
+    /// Creates the directory `path` with mode 0700 (no parents). One that exists already is
+    /// fine, unless `mustBeNew` (then the directory is this process's own, or this throws).
+    package static func makePrivateDirectory(_ path: String, mustBeNew: Bool = false) throws(JSONIOError) {
         while mkdir(path, 0o700) != 0 {
             let code = errno
             if code == EINTR { continue }
-            if code == EEXIST { return }
-            throw JSONIOError(operation: .create, target: path, message: message(forErrno: code), errno: code)
-        }
-    }
-
-    /// Creates the directory `path` with mode 0700; fails when anything is there already, so
-    /// the directory is this process's own.
-    package static func makeNewDirectory(_ path: String) throws(JSONIOError) {
-        while mkdir(path, 0o700) != 0 {
-            let code = errno
-            if code == EINTR { continue }
+            if code == EEXIST && !mustBeNew { return }
             throw JSONIOError(operation: .create, target: path, message: message(forErrno: code), errno: code)
         }
     }

@@ -16,8 +16,7 @@ let splitCommand = Command(
         query selects is written, minified (numbers exactly as in the input), as one line of
         DIR/NAME-00000.ndjson, DIR/NAME-00001.ndjson, … (.ndjson.gz with --gzip). A shard is closed before
         a record would take it past --shard-size (its size on disk); a record is never split, so a
-        shard holds at least one. Each shard is renamed into place when complete, and DIR/manifest.json
-        (written last) lists the shards with their records and bytes, the totals, the query, and the
+        shard holds at least one. DIR/manifest.json lists the shards with their records and bytes, the totals, the query, and the
         source with its validator (ETag / Last-Modified of a URL, size and modification time of a file).
         Spark, Dask, DuckDB and BigQuery read the shards as NDJSON. The shards are written in a staging
         folder inside DIR (.yajl-split-*) and moved into DIR, the manifest last, only once all are
@@ -142,11 +141,11 @@ private struct Manifest {
             "    {\"name\": \(jsonQuoted($0.name)), \"records\": \($0.records), \"bytes\": \($0.bytes), \"file_bytes\": \($0.fileBytes)}"
         }.joined(separator: ",\n")
         text += "\n  ]\n}\n"
-        let temporary = directory + "/.manifest.json.tmp"
-        let fd = try Syscalls.createForWriting(temporary)
+        // Into the staging folder, from which it is renamed into DIR last.
+        let target = directory + "/manifest.json"
+        let fd = try Syscalls.createForWriting(target)
         defer { Syscalls.close(fd) }
         var bytes = Array(text.utf8)
-        try bytes.withUnsafeMutableBytes { try Syscalls.writeAll(fd, UnsafeRawBufferPointer($0), target: temporary) }
-        try Syscalls.rename(temporary, to: directory + "/manifest.json")
+        try bytes.withUnsafeMutableBytes { try Syscalls.writeAll(fd, UnsafeRawBufferPointer($0), target: target) }
     }
 }
