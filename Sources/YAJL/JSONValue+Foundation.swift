@@ -9,36 +9,76 @@ extension JSONValue {
     /// `NSNumber` is a boolean, as `JSONSerialization` makes them.
     /// - Throws: ``JSONValueConversionError`` for anything else, or a non-finite number.
     public init(foundation object: Any) throws {
+        // The open arrays and dictionaries on an explicit stack: no recursion, whatever the depth.
+        struct Open {
+            let items: [Any]
+            /// The dictionary's keys, sorted, in the order of `items`; `nil` for an array.
+            let keys: [String]?
+            var next = 0
+            var values: [JSONValue] = []
+        }
+        var open: [Open] = []
+        var item: Any? = object
+        var made: JSONValue?
+        while true {
+            if let current = item {
+                item = nil
+                if let scalar = try Self.scalar(current) {
+                    made = scalar
+                } else if let array = current as? [Any] {
+                    open.append(Open(items: array, keys: nil))
+                } else if let dictionary = current as? [String: Any] {
+                    let keys = dictionary.keys.sorted()
+                    open.append(Open(items: keys.map { dictionary[$0]! }, keys: keys))
+                } else {
+                    throw JSONValueConversionError(message: "\(type(of: current)) is not a JSON value")
+                }
+            }
+            if let value = made {
+                made = nil
+                guard !open.isEmpty else {
+                    self = value
+                    return
+                }
+                open[open.count - 1].values.append(value)
+            }
+            let top = open.count - 1
+            if open[top].next < open[top].items.count {
+                item = open[top].items[open[top].next]
+                open[top].next += 1
+            } else {
+                let closed = open.removeLast()
+                if let keys = closed.keys {
+                    made = .object(JSONObject(zip(keys, closed.values).map { JSONObject.Member(key: $0, value: $1) }))
+                } else {
+                    made = .array(JSONArray(closed.values))
+                }
+            }
+        }
+    }
+
+    /// A scalar (or an existing ``JSONValue``) converted; `nil` for an array or a dictionary.
+    private static func scalar(_ object: Any) throws -> JSONValue? {
         switch object {
-        case let value as JSONValue: self = value
-        case is NSNull: self = .null
-        case let value as Bool where type(of: object) == Bool.self: self = .bool(value)
-        case let value as String: self = .string(value)
-        case let value as NSDecimalNumber: self = try Self.number(value.description, object)
-        case let value as Decimal: self = try Self.number(value.description, object)
+        case let value as JSONValue: return value
+        case is NSNull: return .null
+        case let value as Bool where type(of: object) == Bool.self: return .bool(value)
+        case let value as String: return .string(value)
+        case let value as NSDecimalNumber: return try number(value.description, object)
+        case let value as Decimal: return try number(value.description, object)
         case let value as NSNumber:
             switch String(cString: value.objCType) {
-            case "c", "B": self = .bool(value.boolValue)
-            case "f", "d": self = try Self.number(value.doubleValue, object)
-            case "Q", "L", "I", "S", "C": self = try Self.number(String(value.uint64Value), object)
-            default: self = try Self.number(String(value.int64Value), object)
+            case "c", "B": return .bool(value.boolValue)
+            case "f", "d": return try number(value.doubleValue, object)
+            case "Q", "L", "I", "S", "C": return try number(String(value.uint64Value), object)
+            default: return try number(String(value.int64Value), object)
             }
-        case let value as Int: self = try Self.number(String(value), object)
-        case let value as Int64: self = try Self.number(String(value), object)
-        case let value as UInt64: self = try Self.number(String(value), object)
-        case let value as Double: self = try Self.number(value, object)
-        case let value as Float: self = try Self.number(Double(value), object)
-        case let array as [Any]: self = .array(try array.map(JSONValue.init(foundation:)))
-        case let dictionary as [String: Any]:
-            self = .object(
-                JSONObject(
-                    try dictionary.keys.sorted().map {
-                        JSONObject.Member(key: $0, value: try JSONValue(foundation: dictionary[$0]!))
-                    }
-                )
-            )
-        default:
-            throw JSONValueConversionError(message: "\(type(of: object)) is not a JSON value")
+        case let value as Int: return try number(String(value), object)
+        case let value as Int64: return try number(String(value), object)
+        case let value as UInt64: return try number(String(value), object)
+        case let value as Double: return try number(value, object)
+        case let value as Float: return try number(Double(value), object)
+        default: return nil
         }
     }
 

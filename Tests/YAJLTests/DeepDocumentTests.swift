@@ -157,62 +157,129 @@ struct DeepDecodableTests {
     }
 }
 
-/// `JSONValue`s are built as deep as ``JSONValue/maxDepth`` and dropped safely there; deeper
-/// ones are refused with a located error naming the limit, by every way of reading one, never a
-/// stack overflow when the value is released.
+/// `JSONValue`s of any depth the options allow are built by every reader, compared, hashed,
+/// written and released without recursion: on a thread whose stack is far too small for one
+/// frame per level (256 KiB), so any recursion left would crash the test.
 @Suite("Deep JSONValues")
 struct DeepJSONValueTests {
     typealias Shape = DeepDocumentTests.Shape
 
-    @Test(arguments: Shape.allCases)
-    func valuesAtTheLimitAreBuiltAndReleased(_ shape: Shape) throws {
-        let document = shape.document(depth: JSONValue.maxDepth)
-        var value: JSONValue? = try JSONValue(parsing: document, options: .init(maxDepth: JSONValue.maxDepth + 10))
-        #expect(value?.description.utf8.count == document.utf8.count)
-        value = nil  // released here, on the test's thread
-        #expect(value == nil)
+    /// Runs `body` on a new thread with a stack of `stackSize` bytes and waits for it.
+    static func onSmallStack<T: Sendable>(
+        _ stackSize: Int = 256 << 10,
+        _ body: @escaping @Sendable () throws -> T
+    )
+        throws -> T
+    {
+        let done = DispatchSemaphore(value: 0)
+        let result = LockedValue<Result<T, any Error>?>(nil)
+        let thread = Thread {
+            result.set(Result { try body() })
+            done.signal()
+        }
+        thread.stackSize = stackSize
+        thread.start()
+        done.wait()
+        return try #require(result.get()).get()
     }
 
-    @Test(arguments: Shape.allCases, [JSONValue.maxDepth + 1, 100_000, 400_000])
-    func deeperValuesAreRefusedByEveryReader(_ shape: Shape, _ depth: Int) async throws {
+    @Test(arguments: Shape.allCases, [10_001, 100_000, 400_000])
+    func everyReaderBuildsAndReleasesDeepValues(_ shape: Shape, _ depth: Int) async throws {
         let document = shape.document(depth: depth)
         let options = DeepDocumentTests.options(depth: depth, concurrently: true)
-        func check(_ error: any Error, _ how: String) {
-            #expect("\(error)".contains("JSONValue.maxDepth (\(JSONValue.maxDepth))"), "\(how): \(error)")
+        let sequential = DeepDocumentTests.options(depth: depth, concurrently: false)
+        var built: [(String, JSONValue)] = []
+        built.append(("JSONValue(parsing:)", try JSONValue(parsing: document, options: options.parser)))
+        for (name, recordOptions) in [("concurrent", options), ("sequential", sequential)] {
+            let reader = try JSONRecordReader(JSONValue.self, at: "$", from: .text(document), options: recordOptions)
+            built.append(("JSONRecordReader \(name)", try #require(try reader.next())))
         }
-        do {
-            _ = try JSONValue(parsing: document, options: options.parser)
-            Issue.record("JSONValue(parsing:) built \(depth) levels")
-        } catch { check(error, "JSONValue(parsing:)") }
-        do {
-            let reader = try JSONRecordReader(JSONValue.self, at: "$", from: .text(document), options: options)
-            _ = try reader.next()
-            Issue.record("JSONRecordReader built \(depth) levels")
-        } catch { check(error, "JSONRecordReader") }
-        do {
-            for try await _ in JSONRecords(JSONValue.self, at: "$", from: .text(document), options: options) {}
-            Issue.record("JSONRecords built \(depth) levels")
-        } catch { check(error, "JSONRecords") }
-        do {
-            let tokens = JSONTokenReader(from: .text(document), options: options.parser)
-            _ = try tokens.next()
-            _ = try tokens.value()
-            Issue.record("JSONTokenReader built \(depth) levels")
-        } catch { check(error, "JSONTokenReader") }
-        // A record type holding a JSONValue: the error has the record's coding path.
+        for try await value in JSONRecords(JSONValue.self, at: "$", from: .text(document), options: options) {
+            built.append(("JSONRecords", value))
+        }
+        let tokens = JSONTokenReader(from: .text(document), options: options.parser)
+        _ = try tokens.next()
+        built.append(("JSONTokenReader", try tokens.value()))
+        // A record type holding a JSONValue, decoded on the parsing thread and on the caller's.
         struct Wrapper: Decodable { let a: JSONValue }
-        if shape == .objects && depth > JSONValue.maxDepth + 1 {  // `a` is one level less deep
-            do {
-                let reader = try JSONRecordReader(Wrapper.self, at: "$", from: .text(document), options: options)
-                _ = try reader.next()
-                Issue.record("Wrapper built \(depth) levels")
-            } catch {
-                check(error, "Wrapper")
-                #expect("\(error)".contains("a"), "\(error)")
+        if shape == .objects {
+            let reader = try JSONRecordReader(Wrapper.self, at: "$", from: .text(document), options: options)
+            built.append(("Wrapper", .object(["a": try #require(try reader.next()).a])))
+        }
+        #expect(built.count == (shape == .objects ? 6 : 5))
+        let reference = built[0].1
+        let hash = reference.hashValue
+        let text = Array(document.utf8)
+        for (how, value) in built {
+            #expect(value == reference, "\(how)")
+            #expect(value.hashValue == hash, "\(how)")
+            #expect(Array(value.description.utf8) == text, "\(how)")
+        }
+        // Dropped on a small stack: each value is the last copy of its tree but the reference's.
+        let values = LockedValue(built.map(\.1))
+        built = []
+        try Self.onSmallStack { values.set([]) }
+        _ = try Self.onSmallStack { [reference] in reference.description.utf8.count }
+    }
+
+    /// Parsed, compared, hashed, described and released on a 256 KiB stack.
+    @Test(arguments: Shape.allCases)
+    func aSmallStackHoldsAnyDepth(_ shape: Shape) throws {
+        let depth = 200_000
+        let document = shape.document(depth: depth)
+        let ok = try Self.onSmallStack {
+            let options = JSONParser.Options(maxDepth: depth + 10)
+            var first: JSONValue? = try JSONValue(parsing: document, options: options)
+            var second: JSONValue? = try JSONValue(parsing: document, options: options)
+            let equal = first == second && first.hashValue == second.hashValue
+            let same = first?.description == document
+            first = nil
+            second = nil
+            return equal && same && first == nil && second == nil
+        }
+        #expect(ok)
+    }
+
+    /// Foundation trees convert both ways on explicit stacks (the depth is kept moderate: Swift
+    /// releases a nested `[Any]` recursively, which is the caller's tree, not ours).
+    @Test(arguments: Shape.allCases)
+    func foundationTreesConvertAtDepth(_ shape: Shape) throws {
+        let depth = 3_000
+        let value = try JSONValue(parsing: shape.document(depth: depth), options: .init(maxDepth: depth + 10))
+        let object = try value.foundationObject()
+        let back = try JSONValue(foundation: object)
+        #expect(back == value)
+        #expect(back.description == shape.document(depth: depth))
+    }
+
+    /// Values built by hand, nested a million levels through every kind of container, and values
+    /// that share subtrees: released on a small stack, the shared parts intact after.
+    @Test func handBuiltAndSharedValuesAreReleasedIteratively() throws {
+        let depth = 1_000_000
+        let (levels, leaf) = try Self.onSmallStack { () -> (Int, JSONValue) in
+            var value: JSONValue = "leaf"
+            for level in 0..<depth {
+                value = level % 3 == 0 ? [value] : level % 3 == 1 ? ["k": value, "n": 1] : .array([1, value])
+            }
+            var shared: JSONValue? = value
+            value = nil
+            var outer: JSONValue? = ["a": shared!, "b": [shared!, shared!]]
+            outer = nil  // releases only what `outer` alone held
+            // `shared` is whole: walk down to its leaf.
+            var node = shared!
+            var levels = 0
+            while true {
+                switch node {
+                case .array(let array): node = array[array.count - 1]
+                case .object(let object): node = object.members[0].value
+                default:
+                    shared = nil  // the last copy of the whole tree
+                    return (levels + (outer == nil ? 0 : 1), node)
+                }
+                levels += 1
             }
         }
-        // The same document as a fragment: flat bytes, no limit but the parser's.
-        let reader = try JSONRecordReader(JSONFragment.self, at: "$", from: .text(document), options: options)
-        #expect(try reader.next()?.bytes.count == document.utf8.count)
+        #expect(levels == depth)
+        #expect(leaf == "leaf")
     }
 }

@@ -115,11 +115,11 @@ public final class JSONTokenReader {
     }
 
     /// The value that the token last read starts, owned; the cursor is left on its last token.
-    /// - Throws: ``JSONParseError``, ``JSONReaderUsageError`` when the cursor is not at a value's
-    ///   start, or `DecodingError.dataCorrupted` past ``JSONValue/maxDepth``.
+    /// - Throws: ``JSONParseError``, or ``JSONReaderUsageError`` when the cursor is not at a
+    ///   value's start.
     public func value() throws -> JSONValue {
         let (tape, _) = try captureValue()
-        return try tape.view.value(0)
+        return tape.view.value(0)
     }
 
     // MARK: Internals

@@ -26,7 +26,7 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     /// A string.
     public init(stringLiteral value: String) { self = .string(value) }
     /// An array.
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(JSONArray(elements)) }
     /// An object, its members in the literal's order.
     public init(dictionaryLiteral members: (String, JSONValue)...) {
         self = .object(JSONObject(members.map { JSONObject.Member(key: $0.0, value: $0.1) }))
@@ -65,7 +65,7 @@ extension JSONValue {
 
     /// The elements, if this is an array.
     public var arrayValue: [JSONValue]? {
-        if case .array(let elements) = self { return elements }
+        if case .array(let array) = self { return array.elements }
         return nil
     }
 

@@ -2,6 +2,10 @@
 ///
 /// Numbers are lossless (``JSONNumber`` keeps the original text) and objects keep their members'
 /// order and any duplicate keys, so a value can be written back exactly as it was read (minified).
+///
+/// Values of any depth are built, compared, hashed, written and released without recursion:
+/// arrays and objects keep their elements in storage (``JSONArray``, ``JSONObject``) that releases
+/// nested containers one at a time.
 public enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
@@ -11,8 +15,9 @@ public enum JSONValue: Sendable, Hashable {
     case number(JSONNumber)
     /// A string, unescaped.
     case string(String)
-    /// An array's elements, in order.
-    case array([JSONValue])
+    /// An array's elements, in order (``JSONArray`` is a collection of them; build one from an array
+    /// literal, or from a Swift array with ``array(_:)-type.method``).
+    case array(JSONArray)
     /// An object's members, in document order (duplicate keys kept).
     case object(JSONObject)
 
@@ -40,30 +45,6 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
-    /// The deepest nesting of arrays and objects that the package builds as a `JSONValue`:
-    /// 10,000 levels.
-    ///
-    /// Swift releases an enum's nested payloads recursively, about 200 bytes of stack per level,
-    /// so a value of 10,000 levels needs about 2 MiB of stack wherever its last copy is dropped:
-    /// within the 8 MiB of a main thread, of Swift's task threads on Linux and of the package's
-    /// parsing threads. A deeper value is refused when it would be built (a located
-    /// ``JSONRecordDecodingError`` naming this limit); read such a document as ``JSONFragment``
-    /// (flat bytes) or as events, which have no depth limit but ``JSONParser/Options/maxDepth``.
-    /// Values you build yourself are not checked.
-    public static let maxDepth = 10_000
-
-    static func tooDeepError() -> DecodingError {
-        DecodingError.dataCorrupted(
-            DecodingError.Context(
-                codingPath: [],
-                debugDescription:
-                    "The value nests deeper than JSONValue.maxDepth (\(maxDepth)) arrays and objects, "
-                    + "which Swift could not release without overflowing a thread's stack: "
-                    + "read it as JSONFragment or as events instead."
-            )
-        )
-    }
-
     /// The value's kind, for messages: `null`, `boolean`, `number`, `string`, `array`, `object`.
     public var kindName: String {
         switch self {
@@ -78,7 +59,9 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 /// A JSON object's members in document order, duplicates kept.
-public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
+///
+/// Its storage is released one nested array or object at a time, as ``JSONArray``'s is.
+public struct JSONObject: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
     /// One `"key": value` pair.
     public struct Member: Sendable, Hashable {
         /// The member's key, unescaped.
@@ -92,15 +75,42 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
         }
     }
 
+    var storage: JSONObjectStorage
+
     /// The members, in document order.
-    public var members: [Member]
+    public var members: [Member] {
+        get { storage.members }
+        set {
+            makeUnique()
+            storage.members = newValue
+        }
+        _modify {
+            makeUnique()
+            yield &storage.members
+        }
+    }
 
     /// An object with `members`, in order.
-    public init(_ members: [Member] = []) { self.members = members }
+    public init(_ members: [Member] = []) { storage = JSONObjectStorage(members) }
 
-    public var startIndex: Int { members.startIndex }
-    public var endIndex: Int { members.endIndex }
-    public subscript(position: Int) -> Member { members[position] }
+    /// An object with the literal's members, in order.
+    public init(dictionaryLiteral members: (String, JSONValue)...) {
+        self.init(members.map { Member(key: $0.0, value: $0.1) })
+    }
+
+    /// Copies the storage before a write when another value shares it (copy on write).
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = JSONObjectStorage(storage.members) }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { storage.members.count }
+    public subscript(position: Int) -> Member { storage.members[position] }
+
+    /// Whether both have equal members in the same order (compared without recursion).
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { JSONValue.object(lhs) == JSONValue.object(rhs) }
+
+    public func hash(into hasher: inout Hasher) { JSONValue.object(self).hash(into: &hasher) }
 
     /// The value of the first member named `key`.
     public subscript(key: String) -> JSONValue? {
@@ -141,7 +151,7 @@ extension JSONValue: CustomStringConvertible {
 
     /// A container ``walk(_:)`` is inside, and where in it.
     private enum WalkFrame {
-        case array([JSONValue], next: Int)
+        case array(JSONArray, next: Int)
         case object([JSONObject.Member], next: Int)
     }
 

@@ -196,10 +196,7 @@ struct TapeView {
     /// The value at `index` as an owned ``JSONValue``; object keys through `keys` when given (a
     /// session's cache of the strings it made for keys before). Built in one pass over the
     /// entries, the open containers on an explicit stack (no recursion, whatever the depth).
-    ///
-    /// - Throws: `DecodingError.dataCorrupted` when the value nests deeper than
-    ///   ``JSONValue/maxDepth`` (Swift would release it recursively).
-    func value(_ index: Int, keys: KeyStringCache? = nil) throws -> JSONValue {
+    func value(_ index: Int, keys: KeyStringCache? = nil) -> JSONValue {
         struct Open {
             let end: Int
             let isObject: Bool
@@ -247,7 +244,6 @@ struct TapeView {
                     container.elements.reserveCapacity(count(entry))
                 }
                 pendingKey = nil
-                guard open.count < JSONValue.maxDepth else { throw JSONValue.tooDeepError() }
                 open.append(container)
                 entry = firstChild(entry)
                 continue

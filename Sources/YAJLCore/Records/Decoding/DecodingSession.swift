@@ -196,7 +196,7 @@ final class DecodingSession {
 
     /// Decodes the value at `index` of the tape.
     func decode<T: Decodable>(_ type: T.Type, from view: TapeView, at index: Int) throws -> T {
-        if T.self == JSONValue.self { return try view.value(index, keys: keyStrings) as! T }
+        if T.self == JSONValue.self { return view.value(index, keys: keyStrings) as! T }
         defer { resetMemberHints() }
         let decoder: TapeDecoder
         if let recordDecoder {

@@ -74,8 +74,8 @@ public struct JSONRecordDecodingOptions: Sendable {
     /// depth `JSONDecoder` allows. A level of a recursive `init(from:)` takes about 1 KiB of
     /// stack in a release build (3.5 KiB in a debug one): 512 levels fit the 8 MiB of a main
     /// thread, of Swift's task threads and of the package's parsing threads; raise it only where
-    /// the decoding thread's stack holds that many levels. Values read whole as ``JSONValue`` are
-    /// limited by ``JSONValue/maxDepth`` instead, and ``JSONFragment``s only by
+    /// the decoding thread's stack holds that many levels. Values read whole as ``JSONValue`` or
+    /// ``JSONFragment`` are built without recursion and limited only by
     /// ``JSONParser/Options/maxDepth``.
     public var maxDepth = 512
 

@@ -255,15 +255,7 @@ final class TapeDecoder: Decoder {
         if let direct = KnownTypes.shared.direct(T.self) {
             return try decodeDirect(type, direct, at: index, node: node)
         }
-        if T.self == JSONValue.self {
-            do {
-                return try view.value(index, keys: session.keyStrings) as! T
-            } catch DecodingError.dataCorrupted(let context) {
-                throw DecodingError.dataCorrupted(
-                    DecodingError.Context(codingPath: codingPath, debugDescription: context.debugDescription)
-                )
-            }
-        }
+        if T.self == JSONValue.self { return view.value(index, keys: session.keyStrings) as! T }
         if T.self == JSONFragment.self {
             return JSONFragment(bytes: view.minified(index)) as! T
         }

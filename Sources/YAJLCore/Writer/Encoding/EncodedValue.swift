@@ -140,6 +140,6 @@ extension EncodedValue {
 private enum EncodedFrame {
     case array([EncodedValue], Int)
     case object(EncodedObject, Int)
-    case jsonArray([JSONValue], Int)
+    case jsonArray(JSONArray, Int)
     case jsonObject(JSONObject, Int)
 }
