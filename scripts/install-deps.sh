@@ -25,8 +25,7 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 
 # libyajl's version, against the first Debian revision with both CVE fixes. Only dpkg knows the
 # revision (yajl_version() says 2.1.0 with or without them), so the check needs a Debian system.
-# libyajl-dev too: `make release` links its static archive (libyajl_s.a) into the tool, which must
-# then be rebuilt after an upgrade.
+# The tool links the shared libyajl2, so an upgrade reaches it without a rebuild.
 check_yajl_version() {
   local package version fixed="2.1.0-3+deb12u2"
   for package in libyajl2 libyajl-dev; do
