@@ -240,11 +240,12 @@ struct DeepJSONValueTests {
         #expect(ok)
     }
 
-    /// Foundation trees convert both ways on explicit stacks (the depth is kept moderate: Swift
-    /// releases a nested `[Any]` recursively, which is the caller's tree, not ours).
+    /// Foundation trees convert both ways on explicit stacks. The depth is kept moderate: Swift
+    /// releases a nested `[Any]` recursively (the caller's tree, not ours), and bridging a nested
+    /// `NSDictionary` to `[String: Any]` copies its whole subtree, at every level.
     @Test(arguments: Shape.allCases)
     func foundationTreesConvertAtDepth(_ shape: Shape) throws {
-        let depth = 3_000
+        let depth = 300
         let value = try JSONValue(parsing: shape.document(depth: depth), options: .init(maxDepth: depth + 10))
         let object = try value.foundationObject()
         let back = try JSONValue(foundation: object)
