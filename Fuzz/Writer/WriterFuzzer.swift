@@ -1,8 +1,7 @@
 // libFuzzer target: the writer bridge. Parse the input into a JSONWriter, parse the output again:
 // the events must be equal, in both minified and beautified output, with fuzzer-chosen indent
-// strings (invalid ones must throw JSONOptionError, never crash). Minified output written in
-// Swift (DirectMinifier) must be byte for byte what yajl_gen writes (the UTF-8 check routes through
-// yajl_gen). Then `number(text:)` on the input's first bytes must accept exactly what the parser
+// strings (invalid ones must throw JSONOptionError, never crash). Minified output written by
+// yajl_gen must be byte for byte the records' own minified text (JSONFragment). Then `number(text:)` on the input's first bytes must accept exactly what the parser
 // reads as one number.
 
 /// Indents to choose from: valid ones, and ones YAJL refuses (which used to crash the writer).
@@ -91,24 +90,19 @@ public func fuzzWriter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     guard indentIsValid else { fuzzFailure("the indent \(indent.debugDescription) was accepted") }
     let output = Array(sink.data)
-    if !writerOptions.beautify {
-        // The other minified path: yajl_gen when strings are checked, the direct minifier when not.
-        var other = writerOptions
-        other.validatesUTF8.toggle()
-        let otherSink = MemoryOutputSink()
-        let otherWriter = JSONWriter(to: otherSink, options: other)
-        if multiple { otherWriter.allowMultipleValues() }
+    if !writerOptions.beautify && !writerOptions.escapesSolidus && !multiple {
+        // The records' minifier (JSONFragment, from the tape) writes the same bytes as yajl_gen.
+        let recordOptions = JSONRecordOptions()
+        let fragment: JSONFragment?
         do {
-            try JSONParser(options: parserOptions, handler: JSONWritingHandler(writer: otherWriter)).parse(
-                from: .bytes(document)
-            )
-            try otherWriter.finish()
+            fragment = try JSONRecordReader(JSONFragment.self, at: "$", from: .bytes(document), options: recordOptions)
+                .next()
         } catch {
-            fuzzFailure("the other minified path failed: \(error)")
+            fuzzFailure("the document parsed, but not as a record: \(error)")
         }
-        guard Array(otherSink.data) == output else {
+        guard let fragment, fragment.bytes == output else {
             fuzzFailure(
-                "the direct minifier and yajl_gen differ: \(String(decoding: output.prefix(200), as: UTF8.self)) vs \(String(decoding: Array(otherSink.data).prefix(200), as: UTF8.self))"
+                "the records' minifier and yajl_gen differ: \(String(decoding: output.prefix(200), as: UTF8.self))"
             )
         }
     }

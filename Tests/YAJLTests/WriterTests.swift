@@ -1,4 +1,4 @@
-// About 340 lines: the writer's suites (states, options, json_reformat parity, the direct minifier)
+// About 340 lines: the writer's suites (states, options, json_reformat parity, the writer against the records minifier)
 // share their helpers.
 
 import Foundation
@@ -322,10 +322,11 @@ struct WriterTests {
     }
 }
 
-/// Minified output is written in Swift unless the UTF-8 check is asked for (then `yajl_gen`
-/// writes): the two must give the same bytes for every token, escape and separator.
-@Suite("Direct minifier")
-struct DirectMinifierTests {
+/// The writer's minified output (`yajl_gen`) and the minified text of records (``JSONFragment``,
+/// ``JSONValue/description``, written from the tape) must be the same bytes for every token,
+/// escape and separator: a record written through either reads the same.
+@Suite("Writer and fragment bytes")
+struct WriterAndFragmentBytesTests {
     static let documents: [String] = [
         #"{"a":[1,-0,1.5e-7,true,false,null,"s"],"b":{},"c":[],"d":[[],[{}]]}"#,
         #"["q\"b\\s/l\n\r\t\b\f\u0001\u001F\u007F","é€𝄞",""]"#,
@@ -333,11 +334,11 @@ struct DirectMinifierTests {
         "7", #""top""#, "[12345678901234567890123,0.1e400]",
     ]
 
+    /// `document` (twice, when `twice`) and -42, through a parser into a writer.
     static func minified(_ document: String, validatesUTF8: Bool, escapesSolidus: Bool, twice: Bool) throws -> String {
         let sink = MemoryOutputSink()
         var options = JSONWriter.Options()
         options.validatesUTF8 = validatesUTF8
-        options.minifiesWithYAJLGenerator = validatesUTF8
         options.escapesSolidus = escapesSolidus
         options.bufferSize = 16  // drains often
         let writer = JSONWriter(to: sink, options: options)
@@ -351,23 +352,37 @@ struct DirectMinifierTests {
         return sink.string
     }
 
+    /// The same, from the records' own minifier: each value's ``JSONFragment`` bytes, which are its
+    /// ``JSONValue/description`` (`/` escaped afterwards: JSON has `/` only inside strings).
+    static func fromFragments(_ document: String, escapesSolidus: Bool, twice: Bool) throws -> String {
+        var options = JSONRecordOptions()
+        options.parser.allowMultipleValues = true
+        let text = twice ? document + " " + document : document
+        let reader = try JSONRecordReader(JSONFragment.self, at: "$", from: .text(text), options: options)
+        var parts: [String] = []
+        while let fragment = try reader.next() {
+            let bytes = String(decoding: fragment.bytes, as: UTF8.self)
+            #expect(bytes == (try JSONValue(parsing: fragment.bytes)).description)
+            parts.append(bytes)
+        }
+        let joined = (parts + ["-42"]).joined(separator: "\n--\n")
+        return escapesSolidus ? joined.replacingOccurrences(of: "/", with: "\\/") : joined
+    }
+
     @Test(arguments: documents)
-    func sameBytesAsYAJLsGenerator(document: String) throws {
+    func sameBytesAsTheRecordsMinifier(document: String) throws {
         for escapesSolidus in [false, true] {
             for twice in [false, true] {
-                let direct = try Self.minified(
-                    document,
-                    validatesUTF8: false,
-                    escapesSolidus: escapesSolidus,
-                    twice: twice
-                )
-                let yajl = try Self.minified(
-                    document,
-                    validatesUTF8: true,
-                    escapesSolidus: escapesSolidus,
-                    twice: twice
-                )
-                #expect(direct == yajl, "escapesSolidus \(escapesSolidus), twice \(twice)")
+                let expected = try Self.fromFragments(document, escapesSolidus: escapesSolidus, twice: twice)
+                for validatesUTF8 in [false, true] {
+                    let written = try Self.minified(
+                        document,
+                        validatesUTF8: validatesUTF8,
+                        escapesSolidus: escapesSolidus,
+                        twice: twice
+                    )
+                    #expect(written == expected, "escapesSolidus \(escapesSolidus), twice \(twice)")
+                }
             }
         }
     }
@@ -380,7 +395,7 @@ struct DirectMinifierTests {
 
     /// Strings and keys of 0 to 40 characters, up to 46 bytes (past the 16-byte and 8-byte steps
     /// of the search for the next byte to escape) with `special` at every position, among ASCII and two-byte UTF-8
-    /// bytes: the direct minifier writes what `yajl_gen` writes, with and without `\/`.
+    /// bytes: `yajl_gen` writes what the records' minifier writes, with and without `\/`.
     @Test(arguments: [
         UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), 0x00, 0x01, 0x08, 0x09, 0x0A, 0x1F, 0x7F,
     ])
@@ -409,14 +424,14 @@ struct DirectMinifierTests {
         let document = "[" + values.map { "{\(literal($0)):\(literal($0))}" }.joined(separator: ",") + "]"
         #expect(values.count == 821)
         for escapesSolidus in [false, true] {
-            let direct = try Self.minified(document, validatesUTF8: false, escapesSolidus: escapesSolidus, twice: false)
+            let direct = try Self.fromFragments(document, escapesSolidus: escapesSolidus, twice: false)
             let yajl = try Self.minified(document, validatesUTF8: true, escapesSolidus: escapesSolidus, twice: false)
             // On a difference, the first differing bytes (the whole output is 60 KB).
             let first = zip(direct.utf8, yajl.utf8).prefix { $0 == $1 }.count
             let same = direct == yajl
             #expect(
                 same,
-                "escapesSolidus \(escapesSolidus): from byte \(first), direct writes \(Self.excerpt(direct, first)), yajl_gen \(Self.excerpt(yajl, first))"
+                "escapesSolidus \(escapesSolidus): from byte \(first), fragments are \(Self.excerpt(direct, first)), yajl_gen \(Self.excerpt(yajl, first))"
             )
             #expect(direct.utf8.count > document.utf8.count / 2)
         }

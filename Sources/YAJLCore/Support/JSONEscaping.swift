@@ -1,5 +1,4 @@
-/// Where ``JSONEscaping/quote(_:escapingSolidus:into:)`` writes: a byte array, or the writer's
-/// raw buffer (``DirectMinifier``).
+/// Where ``JSONEscaping/quote(_:escapingSolidus:into:)`` writes.
 package protocol QuotedOutput {
     mutating func put(_ byte: UInt8)
     mutating func put(_ run: UnsafeRawBufferPointer)

@@ -37,9 +37,6 @@ public final class JSONWriter {
         public var escapesSolidus = false
         /// Bytes buffered before they go to the sink. Default 64 KiB.
         public var bufferSize = 64 << 10
-        /// Minified output through `yajl_gen` rather than ``DirectMinifier``: for the tests that
-        /// compare the two byte for byte, until one emitter is left.
-        package var minifiesWithYAJLGenerator = false
 
         /// Options as given; see ``validate()`` for what is allowed.
         public init(

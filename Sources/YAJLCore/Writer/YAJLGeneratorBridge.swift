@@ -32,12 +32,6 @@ final class YAJLGeneratorBridge {
     @exclusivity(unchecked) private var textSinceCheck = 0
     /// YAJL keeps this pointer; it must live as long as the handle.
     private let indent: UnsafeMutablePointer<CChar>
-    /// Minified output without YAJL's UTF-8 check is written in Swift (see ``DirectMinifier``);
-    /// `nil` when YAJL writes (beautified output, or strings to check).
-    private let directMinifier: DirectMinifier?
-    /// The same, borrowed on the per-token path without reference counting (it lives as long as
-    /// the bridge).
-    private let direct: Unmanaged<DirectMinifier>?
 
     enum Status: Equatable {
         case ok
@@ -61,10 +55,6 @@ final class YAJLGeneratorBridge {
         // UTF-8 is checked by the writer before a string gets here (``RawUTF8Check``), once,
         // for both emitters.
         cyajl_gen_config_flag(handle, yajl_gen_escape_solidus, options.escapesSolidus ? 1 : 0)
-        directMinifier =
-            !options.beautify && !options.minifiesWithYAJLGenerator
-            ? DirectMinifier(capacity: output.capacity, escapesSolidus: options.escapesSolidus) : nil
-        direct = directMinifier.map { Unmanaged.passUnretained($0) }
     }
 
     /// Hands YAJL's buffer to the sink when it has passed the writer's buffer size (checked every
@@ -73,13 +63,6 @@ final class YAJLGeneratorBridge {
     @inline(__always)
     @discardableResult
     func drain(force: Bool = false) -> Bool {
-        if let direct {
-            if direct._withUnsafeGuaranteedRef({ $0.count >= drainSize || (force && $0.count > 0) }) {
-                drainDirect()
-                return true
-            }
-            return false
-        }
         callsSinceCheck &+= 1
         if force || callsSinceCheck >= 64 || textSinceCheck >= drainSize {
             drainYAJL(force: force)
@@ -106,31 +89,9 @@ final class YAJLGeneratorBridge {
         yajl_gen_clear(handle)
     }
 
-    /// The direct minifier's buffer to the sink (it has passed the writer's buffer size, or the
-    /// writer flushes).
-    @inline(never)
-    private func drainDirect() {
-        guard let direct = directMinifier else { return }
-        if output.pendingError == nil {
-            do {
-                try output.sink.write(direct.bytes)
-            } catch {
-                output.pendingError = error
-            }
-        }
-        direct.removeAll()
-    }
-
     deinit {
         yajl_gen_free(handle)
         free(indent)
-    }
-
-    /// One `yajl_gen` call and its status, out of line: the per-token path of the direct minifier
-    /// stays small (no stack protector, fewer saved registers).
-    @inline(never)
-    private func yajlCall(_ call: (OpaquePointer) -> yajl_gen_status) -> Status {
-        status(call(handle))
     }
 
     private func status(_ status: yajl_gen_status) -> Status {
@@ -148,111 +109,59 @@ final class YAJLGeneratorBridge {
 
     @inline(__always)
     func openObject() -> Status {
-        if let direct {
-            direct._withUnsafeGuaranteedRef { $0.open(UInt8(ascii: "{")) }
-            return .ok
-        }
-        return yajlCall { yajl_gen_map_open($0) }
+        status(yajl_gen_map_open(handle))
     }
 
     // Every writing call below is followed by the writer's `drain()`.
     @inline(__always)
     func closeObject() -> Status {
-        if let direct {
-            direct._withUnsafeGuaranteedRef { $0.close(UInt8(ascii: "}")) }
-            return .ok
-        }
-        return yajlCall { yajl_gen_map_close($0) }
+        status(yajl_gen_map_close(handle))
     }
 
     @inline(__always)
     func openArray() -> Status {
-        if let direct {
-            direct._withUnsafeGuaranteedRef { $0.open(UInt8(ascii: "[")) }
-            return .ok
-        }
-        return yajlCall { yajl_gen_array_open($0) }
+        status(yajl_gen_array_open(handle))
     }
 
     @inline(__always)
     func closeArray() -> Status {
-        if let direct {
-            direct._withUnsafeGuaranteedRef { $0.close(UInt8(ascii: "]")) }
-            return .ok
-        }
-        return yajlCall { yajl_gen_array_close($0) }
+        status(yajl_gen_array_close(handle))
     }
 
     @inline(__always)
     func null() -> Status {
-        if let direct {
-            direct._withUnsafeGuaranteedRef { $0.scalar("null") }
-            return .ok
-        }
-        return yajlCall { yajl_gen_null($0) }
+        status(yajl_gen_null(handle))
     }
 
     @inline(__always)
     func bool(_ value: Bool) -> Status {
-        if let direct {
-            direct._withUnsafeGuaranteedRef { $0.scalar(value ? "true" : "false") }
-            return .ok
-        }
-        return yajlCall { yajl_gen_bool($0, value ? 1 : 0) }
+        status(yajl_gen_bool(handle, value ? 1 : 0))
     }
 
     func integer(_ value: Int64) -> Status {
-        if let direct {
-            var text = String(value)
-            direct._withUnsafeGuaranteedRef { minifier in text.withUTF8 { minifier.scalar(UnsafeRawBufferPointer($0)) }
-            }
-            return .ok
-        }
-        return status(yajl_gen_integer(handle, value))
+        status(yajl_gen_integer(handle, value))
     }
 
     /// A number written exactly as `text` (which must be valid JSON number text).
-    @inline(__always)
     func number(_ text: UnsafeRawBufferPointer) -> Status {
-        if let direct {
-            direct._withUnsafeGuaranteedRef { $0.scalar(text) }
-            return .ok
-        }
-        return yajlNumber(text)
-    }
-
-    @inline(never)
-    private func yajlNumber(_ text: UnsafeRawBufferPointer) -> Status {
         textSinceCheck &+= text.count
         return status(yajl_gen_number(handle, text.baseAddress?.assumingMemoryBound(to: CChar.self), text.count))
     }
 
-    /// A string value: YAJL (or the direct minifier) escapes it.
+    /// A string value: YAJL escapes it.
     func string(_ utf8: UnsafeRawBufferPointer) -> Status {
-        if let direct {
-            direct._withUnsafeGuaranteedRef { $0.string(utf8) }
-            return .ok
-        }
         textSinceCheck &+= utf8.count
         return status(yajl_gen_string(handle, utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), utf8.count))
     }
 
-    /// An object key (YAJL writes keys as strings and knows its place; the minifier is told).
+    /// An object key (YAJL writes keys as strings and knows its place).
     func key(_ utf8: UnsafeRawBufferPointer) -> Status {
-        if let direct {
-            direct._withUnsafeGuaranteedRef { $0.key(utf8) }
-            return .ok
-        }
         textSinceCheck &+= utf8.count
         return status(yajl_gen_string(handle, utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), utf8.count))
     }
 
     /// Starts a new top-level value after a complete one, printing `separator` between them.
     func reset(separator: String) {
-        if let direct {
-            direct._withUnsafeGuaranteedRef { $0.reset(separator: separator) }
-            return
-        }
         separator.withCString { yajl_gen_reset(handle, $0) }
     }
 }
