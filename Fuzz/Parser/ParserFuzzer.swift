@@ -94,19 +94,21 @@ public func fuzzParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if let rejected = whole.error, (try? LeanValidation.run(MemoryByteSource(document), options: options)) == .valid {
         fuzzFailure("the lean validation pass accepted what a parse rejects: \(rejected)")
     }
-    // Its grammar scanner decides exactly as the parse (a verdict it cannot judge aside), at the
-    // options' reads and at the fuzzer's read size (a token split anywhere).
-    var scanOptions = options
-    for readSize in [options.chunkSize, Int(seed % 13) + 1] {
-        scanOptions.chunkSize = readSize
-        let verdict = try? LeanValidation.scan(MemoryByteSource(document), options: scanOptions)
-        if verdict == .valid, let rejected = whole.error {
-            fuzzFailure("the grammar scanner accepted what a parse rejects: \(rejected)")
-        }
-        let splitMark = document.starts(with: [0xEF, 0xBB, 0xBF]) && readSize < 3
-        if verdict == .undecided, whole.error == nil, !splitMark {
-            fuzzFailure("the grammar scanner rejected what a parse accepts (read size \(readSize))")
-        }
+    // Nor at the fuzzer's read size (a token split anywhere); and `validate` (at the parse's
+    // reads) gives the parse's verdict.
+    var leanOptions = options
+    leanOptions.chunkSize = Int(seed % 13) + 1
+    if let rejected = whole.error,
+        (try? LeanValidation.run(MemoryByteSource(document), options: leanOptions)) == .valid
+    {
+        fuzzFailure("the lean validation pass accepted what a parse rejects at small reads: \(rejected)")
+    }
+    let validated = Result { try JSONParser.validate(MemoryByteSource(document), options: options) }
+    if case .success = validated, let rejected = whole.error {
+        fuzzFailure("validate accepted what a parse rejects: \(rejected)")
+    }
+    if case .failure(let error) = validated, whole.error == nil {
+        fuzzFailure("validate rejected what a parse accepts: \(error)")
     }
     return 0
 }

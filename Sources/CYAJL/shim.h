@@ -22,20 +22,6 @@
 #include "tape.h"
 #include "capture.h"
 
-/*
- * Whether small strings may be made from their bytes (SmallASCIIString, Support/ByteHelpers.swift):
- * 0 not checked yet, 1 checked and the same as the standard library's, 2 not. Relaxed atomics: each
- * thread that finds 0 checks for itself and stores the same answer.
- */
-/* Weak: one variable for the process, however many objects include this header. */
-__attribute__((weak)) int cyajl_small_string_state_storage = 0;
-static inline int cyajl_small_string_state(void) {
-    return __atomic_load_n(&cyajl_small_string_state_storage, __ATOMIC_RELAXED);
-}
-static inline void cyajl_set_small_string_state(int state) {
-    __atomic_store_n(&cyajl_small_string_state_storage, state, __ATOMIC_RELAXED);
-}
-
 /* yajl_config(handle, option, int): every parser option takes one int. */
 static inline int cyajl_config(yajl_handle handle, yajl_option option, int enabled) {
     return yajl_config(handle, option, enabled);
@@ -106,13 +92,11 @@ static inline long cyajl_count_newlines(const unsigned char *data, size_t length
 }
 
 /*
- * The lean validation scanner's (SyntaxScanner) two runs over plain bytes, 16 bytes a step with
- * SSE2: from `from`, the index of the first byte that ends the run, or the first index from which
- * fewer than 16 bytes remain, where the Swift scanner's own loop (eight bytes a step, then byte by
- * byte) takes over. Elsewhere they return `from`, and that loop does all of it.
+ * Inside a string, 16 bytes a step with SSE2: from `from`, the index of the first `"`, `\` or
+ * control byte (below 0x20), or the first index from which fewer than 16 bytes remain, where the
+ * Swift loop (firstQuoteBackslashOrControl: eight bytes a step, then byte by byte) takes over.
+ * Elsewhere it returns `from`, and that loop does all of it. The escaping of strings uses it.
  */
-
-/* Inside a string: the first `"`, `\` or control byte (below 0x20). */
 static inline long cyajl_skip_string_blocks(const unsigned char *data, long length, long from) {
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"');
@@ -126,26 +110,6 @@ static inline long cyajl_skip_string_blocks(const unsigned char *data, long leng
             _mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)), controls
         );
         int mask = _mm_movemask_epi8(stops);
-        if (mask != 0) return from + __builtin_ctz((unsigned)mask);
-        from += 16;
-    }
-#endif
-    return from;
-}
-
-/* Between tokens: the first byte that is not YAJL's white space (space, and 0x09 to 0x0D). */
-static inline long cyajl_skip_white_space_blocks(const unsigned char *data, long length, long from) {
-#if defined(__SSE2__)
-    const __m128i space = _mm_set1_epi8(' ');
-    const __m128i tab = _mm_set1_epi8(0x09);
-    const __m128i four = _mm_set1_epi8(4);
-    while (length - from >= 16) {
-        __m128i bytes = _mm_loadu_si128((const __m128i *)(const void *)(data + from));
-        /* 0x09 to 0x0D: the byte minus 0x09 is at most 4, unsigned. */
-        __m128i above_tab = _mm_sub_epi8(bytes, tab);
-        __m128i controls = _mm_cmpeq_epi8(_mm_min_epu8(above_tab, four), above_tab);
-        __m128i white = _mm_or_si128(_mm_cmpeq_epi8(bytes, space), controls);
-        int mask = ~_mm_movemask_epi8(white) & 0xFFFF;
         if (mask != 0) return from + __builtin_ctz((unsigned)mask);
         from += 16;
     }

@@ -4,19 +4,11 @@ import YAJL
 
 @testable import YAJLCore
 
-/// Short ASCII keys and values become `String`s by writing the standard library's small-string
-/// representation directly (`makeString`, `SmallASCIIString`): every string made that way must be
-/// the very string `String(decoding:as:)` makes, bit for bit, and behave as one (equality, hashing,
+/// Keys and values become `String`s through one helper (`makeString`): every string made that
+/// way must be the very string `String(decoding:as:)` makes and behave as one (equality, hashing,
 /// its UTF-8, appending, use as a dictionary key).
 @Suite("Small strings")
 struct SmallStringTests {
-    /// The representation is checked at first use; on this platform it must match, or the fast
-    /// path is silently off (this test is what says so).
-    @Test func theRepresentationMatchesOnThisPlatform() {
-        #expect(SmallASCIIString.representationMatches())
-        #expect(SmallASCIIString.isAvailable)
-    }
-
     /// Every byte value at every position of texts of 0 to 20 bytes (past the 15 a small string
     /// holds): ASCII, DEL, NUL, a lead byte alone, a continuation byte, a whole two-byte character.
     @Test(arguments: 0...20)
@@ -43,9 +35,6 @@ struct SmallStringTests {
             #expect(Array(made.utf8) == Array(expected.utf8), "\(text)")
             #expect(made.hashValue == expected.hashValue, "\(text)")
             #expect(made.count == expected.count, "\(text)")
-            // The ones made directly (short ASCII) are the standard library's small strings, bit for
-            // bit; the others are made by `String(decoding:)` itself, in storage of their own.
-            if text.count <= 15 && text.allSatisfy({ $0 < 0x80 }) { #expect(bits(made) == bits(expected), "\(text)") }
         }
     }
 
@@ -106,9 +95,5 @@ struct SmallStringTests {
         let handler = Keys()
         try JSONParser(handler: handler).parse(from: .text(object))
         #expect(handler.seen == keys.enumerated().flatMap { [$1, "\($1)\($0)"] } + ["n", "-12.5e3"])
-    }
-
-    private func bits(_ string: String) -> [UInt8] {
-        withUnsafeBytes(of: string) { Array($0) }
     }
 }

@@ -93,26 +93,17 @@ public final class JSONParser {
     /// try JSONParser.validate(.file("export.json"))
     /// ```
     ///
-    /// A source that can be read again from its start (bytes in memory, or a regular file not yet
-    /// opened) is first checked without position or path bookkeeping: by a grammar scanner that
-    /// accepts exactly what YAJL accepts, in a third to a half of `json_verify`'s instructions (by
-    /// YAJL with almost no callbacks when the options allow comments, several values, partial
-    /// values or trailing garbage, or a token is near ``Options/maxTokenBytes``). Only when that
-    /// pass finds something wrong is the source read a second time, with full tracking, to locate
-    /// the error. Any other source (a pipe, standard input, HTTP) is read once, with full tracking
-    /// throughout.
+    /// YAJL is the grammar, as in `json_verify`: it runs with only the callbacks the depth and
+    /// token limits need, behind the same UTF-8 and surrogate checks as a parse, in one pass. A
+    /// source that can be read again from its start (bytes in memory, or a regular file not yet
+    /// opened) is checked that way without position or path bookkeeping, and read a second time,
+    /// with full tracking, only when something is wrong, to locate the error. Any other source (a
+    /// pipe, standard input, HTTP) is read once, with full tracking throughout.
     ///
     /// - Throws: ``JSONParseError`` for invalid input or a limit, or the source's I/O error.
     public static func validate(_ source: some JSONByteSource, options: Options = Options()) throws {
         if let again = restartableCopy(of: source) {
-            switch try LeanValidation.scan(source, options: options) {
-            case .valid: return
-            case .undecided: break
-            case .unsupported:
-                if let yajl = restartableCopy(of: source), try LeanValidation.run(yajl, options: options) == .valid {
-                    return
-                }
-            }
+            if try LeanValidation.run(source, options: options) == .valid { return }
             try validateWithTracking(again, options: options)
             return
         }
@@ -347,11 +338,11 @@ public final class JSONParser {
         }
     }
 
-    /// White space as YAJL's lexer skips it (``SyntaxScanner/isWhiteSpace(_:)``: JSON's, and
-    /// vertical tab and form feed) and the separators `,` and `:`: bytes YAJL never buffers.
+    /// White space as YAJL's lexer skips it (JSON's, and vertical tab and form feed: 0x20 and
+    /// 0x09 to 0x0D) and the separators `,` and `:`: bytes YAJL never buffers.
     @inline(__always)
     private static func isSeparator(_ byte: UInt8) -> Bool {
-        SyntaxScanner.isWhiteSpace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":")
+        byte == 0x20 || byte &- 0x09 < 5 || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":")
     }
 
     /// Parses the next chunk of input from any contiguous bytes (`[UInt8]`, `Data`, a slice, …).

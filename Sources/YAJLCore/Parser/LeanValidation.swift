@@ -20,18 +20,12 @@ private import CYAJL
 ///   would cost a tenth of YAJL's own time for nothing, and a read in which scalars were not
 ///   watched counts as a read without a value (earlier, never later);
 /// - it gives up past ``JSONParser/Options/maxDocumentBytes``.
-///
-/// ``scan(_:options:)`` is the same pass with ``SyntaxScanner`` in YAJL's place, for the options
-/// it supports: it leaves to ``run(_:options:)`` only what it cannot judge (``Verdict/unsupported``).
 enum LeanValidation {
     enum Verdict {
         /// The document is valid: the full pass would accept it.
         case valid
         /// Not decided here: run the full pass.
         case undecided
-        /// Not for ``scan(_:options:)`` (its options, or a token near the limit): run
-        /// ``run(_:options:)``.
-        case unsupported
     }
 
     /// Reads grow while no value is seen (as ``ChunkFeeder`` does for a token spanning reads), up
@@ -88,37 +82,7 @@ enum LeanValidation {
         return .valid
     }
 
-    /// The lean pass with ``SyntaxScanner``: the same reads, byte order mark and UTF-8 check as
-    /// ``run(_:options:)``, and the scanner instead of YAJL. A read is never grown: the scanner
-    /// keeps its place inside a token instead of scanning it again.
-    static func scan(_ source: some JSONByteSource, options: JSONParser.Options) throws -> Verdict {
-        do { try options.validate() } catch { return .undecided }
-        guard SyntaxScanner.supports(options) else { return .unsupported }
-        let scanner = SyntaxScanner(options: options)
-        var source = source
-        var reads = Reads(options: options, feeder: ChunkFeeder(options: options))
-        defer { reads.feeder.deallocate() }
-        reading: while true {
-            switch try reads.next(from: &source) {
-            case .chunk(let chunk, let base):
-                switch scanner.scan(chunk, base: base) {
-                case .fine: break
-                case .invalid: return .undecided
-                case .unsupported: return .unsupported
-                }
-            case .end: break reading
-            case .undecided: return .undecided
-            }
-        }
-        guard reads.total > 0 else { return .undecided }
-        switch scanner.finish(end: reads.total) {
-        case .fine: return .valid
-        case .invalid: return .undecided
-        case .unsupported: return .unsupported
-        }
-    }
-
-    /// The reads of both passes: the document limit, a byte order mark at the start (skipped, but
+    /// The pass's reads: the document limit, a byte order mark at the start (skipped, but
     /// counted in offsets, as in the full pass) and the UTF-8 check.
     private struct Reads {
         enum Next {

@@ -1,8 +1,7 @@
 private import CYAJL
 
 /// Small byte and text helpers shared by the stages: ASCII classes, JSON white space, a byte
-/// comparison and a short copy that call no libc function, zero padding, short strings made
-/// without a validation pass.
+/// comparison and a short copy that call no libc function, zero padding, strings from bytes.
 
 extension UInt8 {
     var isASCIILetter: Bool { (self | 0x20) >= UInt8(ascii: "a") && (self | 0x20) <= UInt8(ascii: "z") }
@@ -118,93 +117,11 @@ func copyBytes(to destination: UnsafeMutableRawPointer, from source: UnsafeRawPo
     cyajl_copy_bytes(destination, source, count)
 }
 
-/// The text of `bytes` as a `String`, exactly as `String(decoding: bytes, as: UTF8.self)` makes
-/// it (invalid UTF-8 repaired the same way), cheaper for short ASCII text, the usual key or value.
-///
-/// `String(decoding:)` validates every byte, checks again that they are ASCII, then copies them
-/// into a small string: about 165 instructions for a short value (callgrind, records decoded on one
-/// thread), most of what a `String` value costs. Up to 15 ASCII bytes are a small string, stored
-/// inline in the `String`'s two words; ``SmallASCIIString`` writes those words directly (about 20
-/// instructions). Longer or non-ASCII text goes the standard library's way.
+/// The text of `bytes` as a `String` (invalid UTF-8 repaired as `String(decoding:as:)` repairs it):
+/// the one place where keys, string values and number text become `String`s. Up to 15 bytes are
+/// stored inline in the `String` by the standard library; keys repeat, and ``KeyStringCache``
+/// keeps the ones a decoding session made.
 @inline(__always)
 func makeString(_ bytes: UnsafeRawBufferPointer) -> String {
-    let count = bytes.count
-    if count <= 15, let base = bytes.baseAddress, SmallASCIIString.isAvailable {
-        let (low, high) = SmallASCIIString.words(base, count)
-        if (low | high) & 0x8080_8080_8080_8080 == 0 { return SmallASCIIString.string(low, high, count: count) }
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
-/// Small ASCII strings made from their bytes, in the standard library's own representation.
-///
-/// On 64-bit platforms a `String` of up to 15 UTF-8 bytes is two words holding the bytes in memory
-/// order, the last byte holding the count and a discriminator (immortal, small, ASCII: `0xE0`), a
-/// layout fixed by the standard library's ABI but not a public API. So it is checked once per
-/// process, at first use, against strings the standard library makes itself: for every length from
-/// 0 to 15 the bits must be the same, or ``isAvailable`` stays false and `String(decoding:)` is used.
-enum SmallASCIIString {
-    /// The top byte's high nibble for a small ASCII string.
-    private static let discriminator: UInt64 = 0xE0
-
-    /// Whether the representation was checked and matches (checked on the first call).
-    @inline(__always)
-    static var isAvailable: Bool {
-        let state = cyajl_small_string_state()
-        return state == 1 || (state == 0 && check())
-    }
-
-    /// The string of the ASCII bytes in `low` and `high` (see ``words(_:_:)``), `count` of them.
-    @inline(__always)
-    static func string(_ low: UInt64, _ high: UInt64, count: Int) -> String {
-        unsafeBitCast((low, high | (discriminator | UInt64(truncatingIfNeeded: count)) << 56), to: String.self)
-    }
-
-    /// The `count` (≤ 15) bytes at `base` as two little-endian words, zero past the end: bytes 0–7
-    /// and 8–14. Overlapping loads, never outside the bytes.
-    @inline(__always)
-    static func words(_ base: UnsafeRawPointer, _ count: Int) -> (UInt64, UInt64) {
-        if count >= 8 {
-            let low = UInt64(littleEndian: base.loadUnaligned(as: UInt64.self))
-            guard count > 8 else { return (low, 0) }
-            // The eight bytes ending at `count`; the ones past byte 7 are its top `count - 8`.
-            let last = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))
-            return (low, last >> UInt64(truncatingIfNeeded: (16 &- count) &* 8))
-        }
-        if count >= 4 {
-            let head = UInt64(UInt32(littleEndian: base.loadUnaligned(as: UInt32.self)))
-            let tail = UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)))
-            return (head | tail << UInt64(truncatingIfNeeded: (count &- 4) &* 8), 0)
-        }
-        var low: UInt64 = 0
-        for index in 0..<count {
-            low |= UInt64(base.load(fromByteOffset: index, as: UInt8.self)) << UInt64(truncatingIfNeeded: index &* 8)
-        }
-        return (low, 0)
-    }
-
-    /// Checks the representation and records the answer for the process.
-    @inline(never)
-    private static func check() -> Bool {
-        let matches = representationMatches()
-        cyajl_set_small_string_state(matches ? 1 : 2)
-        return matches
-    }
-
-    /// Whether ``string(_:_:count:)`` gives exactly the standard library's bits for ASCII text of
-    /// every length from 0 to 15 (`package` for the tests).
-    package static func representationMatches() -> Bool {
-        guard MemoryLayout<String>.size == 16, UInt64(littleEndian: 1) == 1 else { return false }
-        let sample = Array("Az09 ~!\"{}\u{7f}_.-/q".utf8)
-        for count in 0...15 {
-            let text = Array(sample[0..<count])
-            let expected = String(decoding: text, as: UTF8.self)
-            let (low, high) = count == 0 ? (0, 0) : text.withUnsafeBytes { words($0.baseAddress!, count) }
-            let made = string(low, high, count: count)
-            guard unsafeBitCast(made, to: (UInt64, UInt64).self) == unsafeBitCast(expected, to: (UInt64, UInt64).self),
-                made == expected, made.utf8.count == count, made.hashValue == expected.hashValue
-            else { return false }
-        }
-        return true
-    }
+    String(decoding: bytes, as: UTF8.self)
 }
