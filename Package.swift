@@ -16,6 +16,10 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"])]
         ),
+        // The package's own C over libyajl, compiled once: the record tape's writer, the callbacks
+        // that capture a selected value, the lean validation pass's callbacks, the UTF-8 check's
+        // fast path, newline scans, number conversion and the Eisel-Lemire table.
+        .target(name: "CYAJLSupport", dependencies: ["CYAJL"], path: "Sources/CYAJLSupport"),
         // libcurl's headers from the system (Debian: libcurl4-openssl-dev), for the HTTP(S) byte
         // source. Not linked: shim.h opens libcurl with dlopen on first use, so processes that never
         // read a URL do not load it.
@@ -29,7 +33,7 @@ let package = Package(
         // The Swift library: byte sources, feeders, the parser bridge, typed events and paths,
         // records, the writer. FoundationEssentials only, so that a process using it alone (the
         // `yajl` tool) does not link Foundation, CoreFoundation or ICU's data: 3 MiB of RSS.
-        .target(name: "YAJLCore", dependencies: ["CYAJL"], path: "Sources/YAJLCore"),
+        .target(name: "YAJLCore", dependencies: ["CYAJL", "CYAJLSupport"], path: "Sources/YAJLCore"),
         // What users import: YAJLCore re-exported, plus what needs Foundation itself (FileHandle
         // and InputStream sources and sinks, DateFormatter strategies, JSONSerialization trees).
         .target(name: "YAJL", dependencies: ["YAJLCore"], path: "Sources/YAJL"),

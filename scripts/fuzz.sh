@@ -14,6 +14,19 @@ mkdir -p "$out"
 
 library_sources=$(find Sources/YAJLCore -name '*.swift' | sort)
 yajl_flags=$(pkg-config --cflags-only-I yajl 2>/dev/null || true)
+# The package's C target, compiled once with the same sanitizers, for every fuzz target.
+clang=$(dirname "$(command -v swiftc)")/clang
+support_objects=()
+build_support() {
+  local file object
+  for file in Sources/CYAJLSupport/*.c; do
+    object="$out/support-$(basename "$file" .c).o"
+    # shellcheck disable=SC2086
+    "$clang" -O2 -g -fsanitize=fuzzer-no-link,address -I Sources/CYAJLSupport/include $yajl_flags \
+      -c "$file" -o "$object"
+    support_objects+=("$object")
+  done
+}
 
 build() {
   local target=$1 source
@@ -28,8 +41,8 @@ build() {
   # shellcheck disable=SC2086
   if ! swiftc -swift-version 6 -O -g -parse-as-library -module-name YAJLFuzz$target -package-name swift_yajl \
       -sanitize=fuzzer,address \
-      -I Sources/CYAJL $yajl_flags \
-      $library_sources Fuzz/Common/FuzzInput.swift "$source" \
+      -I Sources/CYAJL -I Sources/CYAJLSupport/include $yajl_flags \
+      $library_sources Fuzz/Common/FuzzInput.swift "$source" "${support_objects[@]}" \
       -lyajl -o "$out/fuzz-$target" >"$out/build-$target.log" 2>&1; then
     grep -v "Cannot export local symbol" "$out/build-$target.log" >&2
     echo "fuzz: building $target failed" >&2
@@ -37,6 +50,8 @@ build() {
   fi
 }
 
+echo "fuzz: building the C target"
+build_support
 # The targets are built side by side (each is one whole-module compile, on one core), then run
 # one after another.
 pids=()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Sources/CYAJL/powers_of_five.h: 5^q for q in [-342, 308], normalized and truncated to
+"""Writes Sources/CYAJLSupport/powers_of_five.c: 5^q for q in [-342, 308], normalized and truncated to
 128 bits, high word first (the construction of fast_float's table_generation.py)."""
 import pathlib
 
@@ -31,22 +31,16 @@ for q in range(0, 309):
     emit(power5)
 
 header = f"""/*
- * powers_of_five.h: 5^q for q in [-342, 308], normalized and truncated to 128 bits (high word
+ * powers_of_five.c: 5^q for q in [-342, 308], normalized and truncated to 128 bits (high word
  * first), for the Eisel-Lemire number parser (Sources/YAJLCore/Events/EiselLemire.swift). Generated
  * by scripts/generate-powers-of-five.py, the construction of fast_float's table_generation.py.
  */
-#ifndef CYAJL_POWERS_OF_FIVE_H
-#define CYAJL_POWERS_OF_FIVE_H
-
-#include <stdint.h>
+#include "CYAJLSupport.h"
 
 static const uint64_t cyajl_powers_of_five[{len(lines) * 2}] = {{
 """ + "\n".join(lines) + """
 };
 
-/* The table as a pointer (Swift imports a C array as a tuple). */
-static inline const uint64_t *cyajl_powers_of_five_table(void) { return cyajl_powers_of_five; }
-
-#endif /* CYAJL_POWERS_OF_FIVE_H */
+const uint64_t *cyajl_powers_of_five_table(void) { return cyajl_powers_of_five; }
 """
-pathlib.Path(__file__).resolve().parent.parent.joinpath("Sources/CYAJL/powers_of_five.h").write_text(header)
+pathlib.Path(__file__).resolve().parent.parent.joinpath("Sources/CYAJLSupport/powers_of_five.c").write_text(header)

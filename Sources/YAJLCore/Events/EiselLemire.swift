@@ -1,4 +1,5 @@
 private import CYAJL
+private import CYAJLSupport
 
 /// Decimal to binary64 by the Eisel–Lemire algorithm (Lemire, "Number Parsing at a Gigabyte per
 /// Second", 2021; the form of fast_float's `compute_float`): `w × 10^q` correctly rounded from one

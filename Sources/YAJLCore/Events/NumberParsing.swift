@@ -1,4 +1,5 @@
 private import CYAJL
+private import CYAJLSupport
 
 /// Converts YAJL's number text (already validated by its lexer) into a ``JSONNumber/Value``.
 ///

@@ -113,8 +113,8 @@ public final class JSONParser {
     /// A copy of `source` that reads it again from the start, when it is a ``RestartableByteSource``.
     ///
     /// Cast to the conforming types, not to the protocol: the first cast to a protocol in a
-    /// process makes the runtime scan every conformance record of the binary, 133k of the 1.35M
-    /// instructions of `yajl validate` on an empty array (callgrind).
+    /// process makes the runtime scan every conformance record of the binary, a large share of a
+    /// short run's start-up.
     private static func restartableCopy(of source: some JSONByteSource) -> (any JSONByteSource)? {
         if let file = source as? FileByteSource { return file.restartableCopy() }
         if let memory = source as? MemoryByteSource { return memory.restartableCopy() }

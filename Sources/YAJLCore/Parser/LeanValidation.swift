@@ -1,4 +1,5 @@
 private import CYAJL
+private import CYAJLSupport
 
 /// The first pass of ``JSONParser/validate(_:options:)`` over a source that can be read again
 /// (``RestartableByteSource``): YAJL with almost no callbacks, the same strict UTF-8 check, and no

@@ -1,4 +1,5 @@
 private import CYAJL
+private import CYAJLSupport
 
 /// The mutable state the C callbacks work on. Lives at a fixed address for the parser's lifetime.
 struct ParserState {

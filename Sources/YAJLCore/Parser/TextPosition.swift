@@ -1,4 +1,5 @@
 private import CYAJL
+private import CYAJLSupport
 
 /// A place in the input: absolute byte offset, 1-based line and 1-based column (in bytes).
 package struct SourcePosition: Sendable, Hashable {

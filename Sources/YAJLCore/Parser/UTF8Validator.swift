@@ -1,4 +1,5 @@
 private import CYAJL
+private import CYAJLSupport
 
 /// Whether the vector fast path (`cyajl_valid_utf8_prefix`, SSSE3) runs on this CPU.
 let utf8VectorPathAvailable = cyajl_utf8_prefix_available() != 0

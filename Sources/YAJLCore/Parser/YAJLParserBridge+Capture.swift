@@ -1,4 +1,5 @@
 private import CYAJL
+private import CYAJLSupport
 
 /// The bridge's side of the C capture callbacks (capture.h): entering a capture when the handler
 /// asks, what the callbacks counted, and the path stack rebuilt from the tape when an error must

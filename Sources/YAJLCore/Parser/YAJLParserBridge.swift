@@ -2,6 +2,7 @@
 // must stay beside the helpers they inline.
 
 private import CYAJL
+private import CYAJLSupport
 
 // The only file that calls libyajl's parser API.
 //

@@ -111,8 +111,7 @@ final class RecordCapture: JSONEventHandler, CaptureLimitReporting {
         tape.swapContents(with: spare)
         // The records leave with the batch; the next batch's list starts with room for as many as
         // the largest batch so far (batches are cut by size, so full ones hold alike counts):
-        // grown from empty, it was reallocated and moved about five times per batch (11M
-        // instructions on 16 MiB of records).
+        // grown from empty, it would be reallocated and moved several times per batch.
         let handedOut = ready
         largestBatch = max(largestBatch, handedOut.count)
         ready = []

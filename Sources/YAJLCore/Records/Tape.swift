@@ -1,4 +1,5 @@
 private import CYAJL
+private import CYAJLSupport
 
 /// Selected subtrees recorded flat in one byte buffer, in document order, reused from record to
 /// record (capturing a record allocates nothing once it has grown).

@@ -1,4 +1,5 @@
 private import CYAJL
+private import CYAJLSupport
 
 /// Small byte and text helpers shared by the stages: ASCII classes, JSON white space, a byte
 /// comparison and a short copy that call no libc function, zero padding, strings from bytes.
@@ -39,12 +40,11 @@ func bytesBelow(_ limit: UInt8, in word: UInt64) -> UInt64 {
 }
 
 /// The index of the first `"`, `\` or control byte from `start`, or `count`: where a JSON string
-/// stops being copied as is (the scanner's strings, the minifier's escaping); 16 bytes at a
-/// time in C (`cyajl_skip_string_blocks`, SSE2) while 16 remain, then eight at a time while
-/// eight remain. Each test of a word finds the bytes it looks for exactly up to the first one
-/// (a borrow only marks bytes above it), so the lowest mark is the first such byte. The three
-/// tests are ``bytesBelow(_:in:)`` written out with one mask: calling it here compiled
-/// `scanValues` 2% longer (`yajl validate` on 16 MiB of records, 272.8M → 278.1M instructions).
+/// stops being copied as is (the escaping of strings); 16 bytes at a time in C
+/// (`cyajl_skip_string_blocks`, SSE2) while 16 remain, then eight at a time while eight remain.
+/// Each test of a word finds the bytes it looks for exactly up to the first one (a borrow only
+/// marks bytes above it), so the lowest mark is the first such byte. The three tests are
+/// ``bytesBelow(_:in:)`` written out, sharing one mask.
 @inline(__always)
 func firstQuoteBackslashOrControl(_ bytes: UnsafePointer<UInt8>, _ count: Int, from start: Int) -> Int {
     let ones: UInt64 = 0x0101_0101_0101_0101
@@ -107,11 +107,10 @@ func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafeRawPointer, _ count: Int)
     return true
 }
 
-/// Copies `count` bytes from `source` to `destination` (which must not overlap): `tape.h`'s short
-/// copy, shared with the tape's writer. Up to 16 bytes take two loads and two stores that overlap
-/// in the middle, without a call to `memcpy`: keys and most strings are that short, and the call
-/// cost more than the copy (callgrind, records: 41M instructions in `memcpy` for 2.3M copies).
-/// Never reads or writes outside the two ranges.
+/// Copies `count` bytes from `source` to `destination` (which must not overlap): the tape writer's
+/// short copy (CYAJLSupport.h). Up to 16 bytes take two loads and two stores that overlap in the
+/// middle, without a call to `memcpy`: keys and most strings are that short, and the call costs
+/// more than the copy. Never reads or writes outside the two ranges.
 @inline(__always)
 func copyBytes(to destination: UnsafeMutableRawPointer, from source: UnsafeRawPointer, count: Int) {
     cyajl_copy_bytes(destination, source, count)

@@ -47,7 +47,9 @@ final class YAJLGeneratorBridge {
     init(options: JSONWriter.Options, output: GeneratorOutput) {
         self.output = output
         drainSize = output.capacity
-        indent = strdup(options.indent)
+        let indentBytes = Array(options.indent.utf8CString)
+        indent = .allocate(capacity: indentBytes.count)
+        indent.initialize(from: indentBytes, count: indentBytes.count)
         guard let handle = yajl_gen_alloc(nil) else { fatalError("yajl_gen_alloc failed: out of memory") }
         self.handle = handle
         cyajl_gen_config_flag(handle, yajl_gen_beautify, options.beautify ? 1 : 0)
@@ -91,7 +93,7 @@ final class YAJLGeneratorBridge {
 
     deinit {
         yajl_gen_free(handle)
-        free(indent)
+        indent.deallocate()
     }
 
     private func status(_ status: yajl_gen_status) -> Status {

@@ -40,10 +40,9 @@ final class BatchChannel: @unchecked Sendable {
 
     /// How many parsed batches may wait for the caller: eight, about half a megabyte of tapes.
     ///
-    /// With two, the caller (the slower side when decoding) found the queue empty a few hundred
-    /// times per 64 MiB, whenever the parsing thread was late to wake up, and waited 10–80 ms in
-    /// all; with eight it rarely does (`records-decodable`, records-64MiB, median of 9 interleaved
-    /// runs: 0.615 s → 0.544 s).
+    /// The caller is the slower side when decoding; with a short queue it finds the queue empty
+    /// whenever the parsing thread is late to wake up, and waits. Eight batches cover those
+    /// wake-ups while bounding what is held (Docs/Performance.md, `records-decodable`).
     static var maxQueuedBatches: Int { 8 }
 
     // All guarded by `condition`.

@@ -30,8 +30,8 @@ extension TapeDecoder {
 /// inline buffer of `any UnkeyedDecodingContainer`: no box is allocated per container, and none is
 /// made unique at every `decode`. The record decoder's are reused once no container holds them
 /// (``DecodingSession/arrayPosition(for:array:node:)``). Its properties are read and written by
-/// one thread, one access at a time: unchecked for exclusivity (the checks cost 30M instructions
-/// on 16 MiB of GeoJSON points).
+/// one thread, one access at a time: unchecked for exclusivity (a check per access would be a
+/// call per decoded element).
 final class ArrayPosition {
     /// Retained, as in ``ObjectPosition``.
     let decoder: TapeDecoder

@@ -1,5 +1,5 @@
 /*
- * capture.h: YAJL's context, and the callbacks that record the inside of a selected value.
+ * capture_impl.h: YAJL's context, and the callbacks that record the inside of a selected value.
  *
  * Every parser's context pointer is a `cyajl_capture`; its first field is the Swift callback
  * target (YAJLParserBridge.swift). YAJL reads the callback table it was given at every event,
@@ -7,7 +7,7 @@
  * - the Swift callbacks (`events`), which keep the path, deliver events to the handler and enforce
  *   the limits;
  * - while a `RecordCapture` records a selected container (it asks for this when the container
- *   starts), the callbacks below, which write each event straight onto its tape (tape.h) with its
+ *   starts), the callbacks below, which write each event straight onto its tape (tape_impl.h) with its
  *   source position, check the depth limit and the capture's byte limit, and count events, with
  *   no call into Swift. They are the only code that records the inside of a selected value. The
  *   event that closes the container
@@ -16,28 +16,15 @@
  * The path stack (Swift) is not kept inside such a container: the bridge rebuilds it from the tape
  * when an error must be located there (YAJLParserBridge+Capture.swift).
  *
- * Measured with callgrind, records of 16 MiB decoded on one thread: see Docs/Architecture.md.
  */
-#ifndef CYAJL_CAPTURE_H
-#define CYAJL_CAPTURE_H
+#ifndef CYAJL_CAPTURE_IMPL_H
+#define CYAJL_CAPTURE_IMPL_H
 
 #include <yajl/yajl_parse.h>
-#include "tape.h"
+#include "tape_impl.h"
 
-/*
- * A forward-only line cursor over one chunk (TextPosition.swift): the newlines before `offset`
- * and where its line starts, and the next newline at or after it (the chunk's end when none),
- * so that values on one line cost one comparison each and every newline is found once.
- */
-typedef struct {
-    long base;
-    long offset;
-    long newlines;
-    long line_start;
-    long next_newline;
-} cyajl_line_cursor;
 
-static inline void cyajl_line_cursor_reset(cyajl_line_cursor *cursor) {
+static inline void cyajl_line_cursor_reset_impl(cyajl_line_cursor *cursor) {
     cursor->base = -1;
     cursor->offset = 0;
     cursor->newlines = 0;
@@ -79,7 +66,7 @@ static inline void cyajl_line_cursor_pass_newlines(
  * absolute `base`, on the line after `newlines_before` newlines, that line starting at
  * `line_start_before`). A value on the line of the previous one costs a few comparisons.
  */
-CYAJL_INLINE void cyajl_line_and_column(
+CYAJL_INLINE void cyajl_line_and_column_impl(
     cyajl_line_cursor *cursor,
     long offset,
     const unsigned char *chunk,
@@ -103,49 +90,6 @@ CYAJL_INLINE void cyajl_line_and_column(
     *column = found < 1 ? 1 : found;
 }
 
-/*
- * Where a string token ending at absolute `end` starts (its opening quote), when YAJL did not pass
- * its bytes in place (escaped, or begun in an earlier read): answered by Swift, which keeps what
- * that needs (TextPosition).
- */
-typedef long (*cyajl_string_start)(void *context, const unsigned char *bytes, size_t length, long end);
-
-typedef struct {
-    /* The Swift callback target (unretained): the first field, read by every Swift callback. */
-    void *target;
-    /* The Swift callbacks' ParserState (the target's too): read straight from the context, it saves
-     * every callback one dependent load before the path stack. */
-    void *state;
-    /* The table YAJL reads (owned by the bridge), and the Swift set it holds outside captures. */
-    yajl_callbacks *live;
-    yajl_callbacks swift_callbacks;
-    yajl_handle handle;
-    /* The tape being recorded on, or NULL outside a capture. */
-    cyajl_tape *tape;
-    /* The path depth of the captured container (the depth limit counts from there). */
-    long base_depth;
-    long max_depth;
-    /* The deepest nesting seen inside captures, and the events they recorded, since the bridge
-     * last took them. */
-    long max_depth_seen;
-    long event_count;
-    /* Where a container past `max_depth` would have opened, or -1. */
-    long depth_error_offset;
-    /* The bytes the captured value may take on its tape, its source positions included, before the
-     * capture stops (a value held whole for its query's sake is limited by maxBufferedBytes),
-     * LONG_MAX when none; and whether it did stop there. Counted from the captured container's
-     * tag and its first position, which move when handed-out records are dropped before them. */
-    long byte_limit;
-    int over_byte_limit;
-    /* The chunk being parsed, its absolute offset, and its line (TextPosition's, at its start). */
-    const unsigned char *chunk;
-    size_t chunk_length;
-    long chunk_base;
-    long newlines_before;
-    long line_start_before;
-    cyajl_line_cursor cursor;
-    cyajl_string_start string_start;
-} cyajl_capture;
 
 /* Absolute offset just past the token being delivered. */
 CYAJL_INLINE long cyajl_capture_end(cyajl_capture *capture) {
@@ -156,7 +100,7 @@ CYAJL_INLINE long cyajl_capture_end(cyajl_capture *capture) {
 /* Line and column of the token that starts at `start` and ends at `end` (tokens hold no newline). */
 CYAJL_INLINE void cyajl_capture_locate(cyajl_capture *capture, long start, long end, long *line, long *column) {
     long end_column;
-    cyajl_line_and_column(
+    cyajl_line_and_column_impl(
         &capture->cursor, end, capture->chunk, capture->chunk_length, capture->chunk_base,
         capture->newlines_before, capture->line_start_before, line, &end_column
     );
@@ -187,7 +131,7 @@ static inline int cyajl_capture_null(void *context) {
     cyajl_capture *capture = (cyajl_capture *)context;
     long offset, line, column;
     cyajl_capture_token(capture, 4, &offset, &line, &column);
-    cyajl_tape_scalar(capture->tape, CYAJL_TAPE_NULL, 0, offset, line, column);
+    cyajl_tape_scalar_impl(capture->tape, CYAJL_TAPE_NULL, 0, offset, line, column);
     return cyajl_capture_recorded(capture);
 }
 
@@ -195,7 +139,7 @@ static inline int cyajl_capture_boolean(void *context, int value) {
     cyajl_capture *capture = (cyajl_capture *)context;
     long offset, line, column;
     cyajl_capture_token(capture, value ? 4 : 5, &offset, &line, &column);
-    cyajl_tape_scalar(capture->tape, CYAJL_TAPE_BOOL, value, offset, line, column);
+    cyajl_tape_scalar_impl(capture->tape, CYAJL_TAPE_BOOL, value, offset, line, column);
     return cyajl_capture_recorded(capture);
 }
 
@@ -203,7 +147,7 @@ static inline int cyajl_capture_number(void *context, const char *text, size_t l
     cyajl_capture *capture = (cyajl_capture *)context;
     long offset, line, column;
     cyajl_capture_token(capture, (long)length, &offset, &line, &column);
-    cyajl_tape_number(capture->tape, text, length, offset, line, column);
+    cyajl_tape_number_impl(capture->tape, text, length, offset, line, column);
     return cyajl_capture_recorded(capture);
 }
 
@@ -220,13 +164,13 @@ static inline int cyajl_capture_string(void *context, const unsigned char *bytes
     }
     long line, column;
     cyajl_capture_locate(capture, offset, end, &line, &column);
-    cyajl_tape_text(capture->tape, CYAJL_TAPE_STRING, bytes, length, 1, offset, line, column);
+    cyajl_tape_text_impl(capture->tape, CYAJL_TAPE_STRING, bytes, length, 1, offset, line, column);
     return cyajl_capture_recorded(capture);
 }
 
 static inline int cyajl_capture_key(void *context, const unsigned char *bytes, size_t length) {
     cyajl_capture *capture = (cyajl_capture *)context;
-    cyajl_tape_text(capture->tape, CYAJL_TAPE_KEY, bytes, length, 0, 0, 0, 0);
+    cyajl_tape_text_impl(capture->tape, CYAJL_TAPE_KEY, bytes, length, 0, 0, 0, 0);
     return cyajl_capture_recorded(capture);
 }
 
@@ -243,7 +187,7 @@ CYAJL_INLINE int cyajl_capture_open(void *context, int kind) {
         return 0;
     }
     if (depth > capture->max_depth_seen) capture->max_depth_seen = depth;
-    cyajl_tape_start_container(capture->tape, kind, offset, line, column);
+    cyajl_tape_start_container_impl(capture->tape, kind, offset, line, column);
     return cyajl_capture_recorded(capture);
 }
 
@@ -251,7 +195,7 @@ static inline int cyajl_capture_start_map(void *context) { return cyajl_capture_
 static inline int cyajl_capture_start_array(void *context) { return cyajl_capture_open(context, CYAJL_TAPE_ARRAY); }
 
 /* Ends the capture: the Swift callbacks again, from the next event on. */
-static inline void cyajl_capture_finish(cyajl_capture *capture) {
+static inline void cyajl_capture_finish_impl(cyajl_capture *capture) {
     *capture->live = capture->swift_callbacks;
     capture->tape = NULL;
 }
@@ -260,10 +204,10 @@ static inline void cyajl_capture_finish(cyajl_capture *capture) {
 CYAJL_INLINE int cyajl_capture_close(void *context, int is_map) {
     cyajl_capture *capture = (cyajl_capture *)context;
     if (capture->tape->open_count <= 1) {
-        cyajl_capture_finish(capture);
+        cyajl_capture_finish_impl(capture);
         return is_map ? capture->swift_callbacks.yajl_end_map(context) : capture->swift_callbacks.yajl_end_array(context);
     }
-    cyajl_tape_end_container(capture->tape);
+    cyajl_tape_end_container_impl(capture->tape);
     return cyajl_capture_recorded(capture);
 }
 
@@ -274,7 +218,7 @@ static inline int cyajl_capture_end_array(void *context) { return cyajl_capture_
  * Starts recording the inside of the container just opened on `tape` (at path depth `depth`),
  * stopping once that container takes more than `byte_limit` bytes of it.
  */
-static inline void cyajl_capture_begin(cyajl_capture *capture, cyajl_tape *tape, long depth, long byte_limit) {
+static inline void cyajl_capture_begin_impl(cyajl_capture *capture, cyajl_tape *tape, long depth, long byte_limit) {
     capture->tape = tape;
     capture->base_depth = depth;
     capture->byte_limit = byte_limit;
@@ -294,4 +238,4 @@ static inline void cyajl_capture_begin(cyajl_capture *capture, cyajl_tape *tape,
     *capture->live = table;
 }
 
-#endif /* CYAJL_CAPTURE_H */
+#endif /* CYAJL_CAPTURE_IMPL_H */

@@ -1,28 +1,14 @@
 /*
- * lean_validation.h: the callbacks of the lean validation pass (LeanValidation.swift), in C.
+ * lean_validation.c: the callbacks of the lean validation pass (LeanValidation.swift), in C.
  *
  * They only count containers (for the depth limit) and note that a value was seen (for the token
- * limit); written here, each is a few instructions, where a Swift closure behind YAJL's function
- * pointer adds a thunk per event (measured with callgrind on a 16 MiB GeoJSON-like document:
- * 18.0M instructions in the Swift callbacks, 14.8M here, of 644M for the whole `yajl validate`).
+ * limit); written in C, each is a few instructions, where a Swift closure behind YAJL's function
+ * pointer would add a thunk per event.
  */
-#ifndef CYAJL_LEAN_VALIDATION_H
-#define CYAJL_LEAN_VALIDATION_H
-
-#include <yajl/yajl_parse.h>
-
-/* What the callbacks keep (YAJL's context pointer). */
-typedef struct {
-    long depth;
-    long max_depth;
-    /* A value (not a string or key) was seen since the last read. */
-    int saw_value;
-    /* A container opened or closed since the last read. */
-    int saw_container;
-} cyajl_lean_state;
+#include "CYAJLSupport.h"
 
 /* A container opens: past the depth limit, stop the parse (the full pass reports it). */
-static inline int cyajl_lean_open(void *context) {
+static int cyajl_lean_open(void *context) {
     cyajl_lean_state *state = (cyajl_lean_state *)context;
     state->depth += 1;
     state->saw_value = 1;
@@ -30,7 +16,7 @@ static inline int cyajl_lean_open(void *context) {
     return state->depth <= state->max_depth;
 }
 
-static inline int cyajl_lean_close(void *context) {
+static int cyajl_lean_close(void *context) {
     cyajl_lean_state *state = (cyajl_lean_state *)context;
     state->depth -= 1;
     state->saw_value = 1;
@@ -38,18 +24,18 @@ static inline int cyajl_lean_close(void *context) {
     return 1;
 }
 
-static inline int cyajl_lean_null(void *context) {
+static int cyajl_lean_null(void *context) {
     ((cyajl_lean_state *)context)->saw_value = 1;
     return 1;
 }
 
-static inline int cyajl_lean_boolean(void *context, int value) {
+static int cyajl_lean_boolean(void *context, int value) {
     (void)value;
     ((cyajl_lean_state *)context)->saw_value = 1;
     return 1;
 }
 
-static inline int cyajl_lean_number(void *context, const char *text, size_t length) {
+static int cyajl_lean_number(void *context, const char *text, size_t length) {
     (void)text;
     (void)length;
     ((cyajl_lean_state *)context)->saw_value = 1;
@@ -61,7 +47,7 @@ static inline int cyajl_lean_number(void *context, const char *text, size_t leng
  * without copying) only when `scalars` is set. Never strings or keys, whose escapes YAJL would
  * otherwise decode into its own buffer for nobody.
  */
-static inline yajl_callbacks cyajl_lean_callbacks(int scalars) {
+yajl_callbacks cyajl_lean_callbacks(int scalars) {
     yajl_callbacks table = {
         scalars ? cyajl_lean_null : NULL,
         scalars ? cyajl_lean_boolean : NULL,
@@ -83,16 +69,15 @@ static inline yajl_callbacks cyajl_lean_callbacks(int scalars) {
  * callback is for a string, which the probe can only complete if the input ended inside one, and
  * it stops the parse, so that YAJL returns yajl_status_client_canceled and delivers nothing.
  */
-static inline int cyajl_probe_string(void *context, const unsigned char *text, size_t length) {
+static int cyajl_probe_string(void *context, const unsigned char *text, size_t length) {
     (void)context;
     (void)text;
     (void)length;
     return 0;
 }
 
-static inline yajl_callbacks cyajl_probe_callbacks(void) {
+yajl_callbacks cyajl_probe_callbacks(void) {
     yajl_callbacks table = {NULL, NULL, NULL, NULL, NULL, cyajl_probe_string, NULL, NULL, NULL, NULL, NULL};
     return table;
 }
 
-#endif

@@ -1,5 +1,5 @@
 /*
- * utf8_prefix.h: the fast path of the parser's strict UTF-8 check, 16 bytes at a time (SSSE3).
+ * utf8_prefix_impl.h: the fast path of the parser's strict UTF-8 check, 16 bytes at a time (SSSE3).
  *
  * cyajl_valid_utf8_prefix returns how many leading bytes of `data` are certainly fine: valid
  * UTF-8 (Unicode Table 3-7: no overlong form, no encoded surrogate, nothing past U+10FFFF) that
@@ -15,8 +15,8 @@
  * bytes cannot follow each other, except that two continuation bytes are an error only when no
  * three- or four-byte lead two or three bytes back requires them.
  */
-#ifndef CYAJL_UTF8_PREFIX_H
-#define CYAJL_UTF8_PREFIX_H
+#ifndef CYAJL_UTF8_PREFIX_IMPL_H
+#define CYAJL_UTF8_PREFIX_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -220,7 +220,7 @@ static inline size_t cyajl_utf8_prefix_ssse3(const uint8_t *data, size_t length)
 #endif
 
 /* See the top of this file; 0 without SSSE3 (the Swift validator then does everything). */
-static inline size_t cyajl_valid_utf8_prefix(const uint8_t *data, size_t length, int useSSSE3) {
+static inline size_t cyajl_valid_utf8_prefix_impl(const uint8_t *data, size_t length, int useSSSE3) {
 #if defined(__x86_64__)
     if (useSSSE3) return cyajl_utf8_prefix_ssse3(data, length);
 #endif
@@ -231,7 +231,7 @@ static inline size_t cyajl_valid_utf8_prefix(const uint8_t *data, size_t length,
 }
 
 /* Whether cyajl_valid_utf8_prefix can use SSSE3 on this CPU. */
-static inline int cyajl_utf8_prefix_available(void) {
+static inline int cyajl_utf8_prefix_available_impl(void) {
 #if defined(__x86_64__)
     return cyajl_has_ssse3();
 #else
@@ -239,4 +239,4 @@ static inline int cyajl_utf8_prefix_available(void) {
 #endif
 }
 
-#endif /* CYAJL_UTF8_PREFIX_H */
+#endif /* CYAJL_UTF8_PREFIX_IMPL_H */

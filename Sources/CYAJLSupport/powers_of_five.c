@@ -1,12 +1,9 @@
 /*
- * powers_of_five.h: 5^q for q in [-342, 308], normalized and truncated to 128 bits (high word
+ * powers_of_five.c: 5^q for q in [-342, 308], normalized and truncated to 128 bits (high word
  * first), for the Eisel-Lemire number parser (Sources/YAJLCore/Events/EiselLemire.swift). Generated
  * by scripts/generate-powers-of-five.py, the construction of fast_float's table_generation.py.
  */
-#ifndef CYAJL_POWERS_OF_FIVE_H
-#define CYAJL_POWERS_OF_FIVE_H
-
-#include <stdint.h>
+#include "CYAJLSupport.h"
 
 static const uint64_t cyajl_powers_of_five[1302] = {
     0xeef453d6923bd65aULL, 0x113faa2906a13b3fULL,
@@ -662,7 +659,4 @@ static const uint64_t cyajl_powers_of_five[1302] = {
     0x8e679c2f5e44ff8fULL, 0x570f09eaa7ea7648ULL,
 };
 
-/* The table as a pointer (Swift imports a C array as a tuple). */
-static inline const uint64_t *cyajl_powers_of_five_table(void) { return cyajl_powers_of_five; }
-
-#endif /* CYAJL_POWERS_OF_FIVE_H */
+const uint64_t *cyajl_powers_of_five_table(void) { return cyajl_powers_of_five; }

@@ -1,5 +1,6 @@
 /*
- * tape.h: the writer of the record tape (Records/Tape.swift), in C.
+ * tape_impl.h: the writer of the record tape (Records/Tape.swift), in C: the steps, inlined into
+ * each capture callback (capture.c) and into the functions Swift calls (tape.c).
  *
  * `Tape` (Swift) owns one `cyajl_tape` and calls these functions for every value it records;
  * `TapeView` (Swift) reads what they write. The encoding is described in Tape.swift. They are
@@ -9,8 +10,10 @@
  * Memory: three blocks grown by doubling with realloc (a large block is remapped, not copied).
  * Running out of memory ends the process, as a Swift buffer that cannot grow does.
  */
-#ifndef CYAJL_TAPE_H
-#define CYAJL_TAPE_H
+#ifndef CYAJL_TAPE_IMPL_H
+#define CYAJL_TAPE_IMPL_H
+
+#include "CYAJLSupport.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,57 +24,6 @@
 /* The writer's steps, inlined into each capture callback (capture.h) so that each is straight code. */
 #define CYAJL_INLINE static inline __attribute__((always_inline))
 
-/* Kinds: the low 3 bits of a tag byte (Tape.Kind). */
-enum {
-    CYAJL_TAPE_OBJECT = 0,
-    CYAJL_TAPE_ARRAY = 1,
-    CYAJL_TAPE_KEY = 2,
-    CYAJL_TAPE_STRING = 3,
-    CYAJL_TAPE_NUMBER = 4,
-    CYAJL_TAPE_BOOL = 5,
-    CYAJL_TAPE_NULL = 6,
-};
-
-/* Sizes and the `small` values of the encoding (the high 5 bits of a tag byte). */
-enum {
-    CYAJL_TAPE_NARROW_HEADER = 9,
-    CYAJL_TAPE_WIDE_HEADER = 17,
-    CYAJL_TAPE_CONTAINER_WIDE = 1,
-    CYAJL_TAPE_CONTAINER_EMPTY = 2,
-    CYAJL_TAPE_TEXT_LONG = 31,
-    CYAJL_TAPE_NUMBER_TEXT = 10,
-    CYAJL_TAPE_NUMBER_LONG_TEXT = 12,
-};
-
-/* A container being recorded: where its tag is, and how many values it has so far. */
-typedef struct {
-    size_t start;
-    size_t values;
-} cyajl_open_container;
-
-typedef struct {
-    /* The recorded values. */
-    unsigned char *bytes;
-    size_t count;
-    size_t capacity;
-    /* Where each value starts in the source (varints; see Tape.swift). */
-    unsigned char *positions;
-    size_t position_count;
-    size_t position_capacity;
-    /* The containers being recorded, innermost last. */
-    cyajl_open_container *open;
-    size_t open_count;
-    size_t open_capacity;
-    /* The position of the last value noted. */
-    long previous_offset;
-    long previous_line;
-    long previous_column;
-    /* The largest length or count a narrow header holds (lowered by tests). */
-    size_t narrow_limit;
-    /* Where the positions of the outermost open container begin (what its capture holds of
-     * them, counted by the capture's byte limit beside its bytes). */
-    size_t open_position_start;
-} cyajl_tape;
 
 static inline void *cyajl_tape_reallocate(void *block, size_t bytes) {
     void *grown = realloc(block, bytes > 0 ? bytes : 1);
@@ -93,7 +45,7 @@ static __attribute__((noinline, cold)) void cyajl_tape_grow(void **block, size_t
     *capacity = grown;
 }
 
-static inline void cyajl_tape_init(cyajl_tape *tape) {
+static inline void cyajl_tape_init_impl(cyajl_tape *tape) {
     memset(tape, 0, sizeof *tape);
     tape->capacity = 4096;
     tape->bytes = (unsigned char *)cyajl_tape_reallocate(NULL, tape->capacity);
@@ -106,7 +58,7 @@ static inline void cyajl_tape_init(cyajl_tape *tape) {
     tape->narrow_limit = UINT32_MAX;
 }
 
-static inline void cyajl_tape_destroy(cyajl_tape *tape) {
+static inline void cyajl_tape_destroy_impl(cyajl_tape *tape) {
     free(tape->bytes);
     free(tape->positions);
     free(tape->open);
@@ -119,35 +71,6 @@ CYAJL_INLINE void cyajl_tape_reserve(cyajl_tape *tape, size_t extra) {
     }
 }
 
-/*
- * Copies `count` bytes: up to 16 with two overlapping loads and stores, no call to memcpy (nearly
- * every key and most strings are that short).
- */
-CYAJL_INLINE void cyajl_copy_bytes(void *destination, const void *source, size_t count) {
-    unsigned char *to = (unsigned char *)destination;
-    const unsigned char *from = (const unsigned char *)source;
-    if (count > 16) {
-        memcpy(to, from, count);
-    } else if (count >= 8) {
-        uint64_t head, tail;
-        memcpy(&head, from, 8);
-        memcpy(&tail, from + count - 8, 8);
-        memcpy(to, &head, 8);
-        memcpy(to + count - 8, &tail, 8);
-    } else if (count >= 4) {
-        uint32_t head, tail;
-        memcpy(&head, from, 4);
-        memcpy(&tail, from + count - 4, 4);
-        memcpy(to, &head, 4);
-        memcpy(to + count - 4, &tail, 4);
-    } else if (count > 0) {
-        /* 1 to 3 bytes: the first, the middle and the last (some of them the same byte). */
-        unsigned char first = from[0], middle = from[count >> 1], last = from[count - 1];
-        to[0] = first;
-        to[count >> 1] = middle;
-        to[count - 1] = last;
-    }
-}
 
 /* Writes `value` as a varint at `at`; returns the byte after it. */
 CYAJL_INLINE unsigned char *cyajl_tape_varint(unsigned char *at, uint64_t value) {
@@ -196,7 +119,7 @@ CYAJL_INLINE void cyajl_tape_value_starts(cyajl_tape *tape) {
     if (tape->open_count > 0) tape->open[tape->open_count - 1].values += 1;
 }
 
-CYAJL_INLINE void cyajl_tape_start_container(cyajl_tape *tape, int kind, long offset, long line, long column) {
+CYAJL_INLINE void cyajl_tape_start_container_impl(cyajl_tape *tape, int kind, long offset, long line, long column) {
     if (tape->open_count == 0) tape->open_position_start = tape->position_count;
     cyajl_tape_note(tape, offset, line, column);
     cyajl_tape_value_starts(tape);
@@ -220,7 +143,7 @@ CYAJL_INLINE void cyajl_tape_store64(unsigned char *at, uint64_t value) {
 }
 
 /* Closes the innermost open container (there must be one: the caller checks). */
-CYAJL_INLINE void cyajl_tape_end_container(cyajl_tape *tape) {
+CYAJL_INLINE void cyajl_tape_end_container_impl(cyajl_tape *tape) {
     tape->open_count -= 1;
     size_t start = tape->open[tape->open_count].start;
     size_t values = tape->open[tape->open_count].values;
@@ -245,7 +168,7 @@ CYAJL_INLINE void cyajl_tape_end_container(cyajl_tape *tape) {
 }
 
 /* A key (`noted` 0: a key has no position) or a string (`noted` 1, at offset/line/column). */
-CYAJL_INLINE void cyajl_tape_text(
+CYAJL_INLINE void cyajl_tape_text_impl(
     cyajl_tape *tape, int kind, const void *text, size_t length, int noted, long offset, long line, long column
 ) {
     if (noted) cyajl_tape_note(tape, offset, line, column);
@@ -264,7 +187,7 @@ CYAJL_INLINE void cyajl_tape_text(
 }
 
 /* A number: a one-digit integer in its tag alone, else its text. */
-CYAJL_INLINE void cyajl_tape_number(cyajl_tape *tape, const void *text, size_t length, long offset, long line, long column) {
+CYAJL_INLINE void cyajl_tape_number_impl(cyajl_tape *tape, const void *text, size_t length, long offset, long line, long column) {
     cyajl_tape_note(tape, offset, line, column);
     cyajl_tape_value_starts(tape);
     const unsigned char *digits = (const unsigned char *)text;
@@ -289,7 +212,7 @@ CYAJL_INLINE void cyajl_tape_number(cyajl_tape *tape, const void *text, size_t l
 }
 
 /* A boolean (`flag`) or null. */
-CYAJL_INLINE void cyajl_tape_scalar(cyajl_tape *tape, int kind, int flag, long offset, long line, long column) {
+CYAJL_INLINE void cyajl_tape_scalar_impl(cyajl_tape *tape, int kind, int flag, long offset, long line, long column) {
     cyajl_tape_note(tape, offset, line, column);
     cyajl_tape_value_starts(tape);
     cyajl_tape_reserve(tape, 1);
@@ -297,7 +220,7 @@ CYAJL_INLINE void cyajl_tape_scalar(cyajl_tape *tape, int kind, int flag, long o
 }
 
 /* Drops every byte before `start` and every position before `position_start`. */
-static inline void cyajl_tape_discard(cyajl_tape *tape, size_t start, size_t position_start) {
+static inline void cyajl_tape_discard_impl(cyajl_tape *tape, size_t start, size_t position_start) {
     if (start > 0) {
         memmove(tape->bytes, tape->bytes + start, tape->count - start);
         tape->count -= start;
@@ -314,7 +237,7 @@ static inline void cyajl_tape_discard(cyajl_tape *tape, size_t start, size_t pos
  * Moves the record being recorded in `other` (bytes from `start`, positions from
  * `position_start`) into `tape`, which is empty; `other` keeps its complete records.
  */
-static inline void cyajl_tape_take_incomplete_record(cyajl_tape *tape, cyajl_tape *other, size_t start, size_t position_start) {
+static inline void cyajl_tape_take_incomplete_record_impl(cyajl_tape *tape, cyajl_tape *other, size_t start, size_t position_start) {
     size_t length = other->count - start;
     cyajl_tape_reserve(tape, length);
     if (length > 0) memcpy(tape->bytes, other->bytes + start, length);
@@ -344,10 +267,10 @@ static inline void cyajl_tape_take_incomplete_record(cyajl_tape *tape, cyajl_tap
 }
 
 /* Exchanges the contents (and storage) of two tapes; each keeps its address. */
-static inline void cyajl_tape_swap(cyajl_tape *a, cyajl_tape *b) {
+static inline void cyajl_tape_swap_impl(cyajl_tape *a, cyajl_tape *b) {
     cyajl_tape t = *a;
     *a = *b;
     *b = t;
 }
 
-#endif /* CYAJL_TAPE_H */
+#endif /* CYAJL_TAPE_IMPL_H */
