@@ -1,3 +1,6 @@
+// Cursor/: the pull cursor over a parse (JSONTokenReader) and the token log it reads; calls
+// Parser/, Capture/, Decoding/.
+
 /// A pull cursor over a document, as Jackson's `JsonParser` or ijson's `parse`: ask for the next
 /// token, skip a subtree without materializing it, or decode the value at the cursor into a
 /// `Decodable` (or a ``JSONValue``) and go on after it. For hand-written readers of irregular

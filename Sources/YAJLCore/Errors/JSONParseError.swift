@@ -1,3 +1,6 @@
+// Errors/: the public errors, each saying what went wrong, where, and which option to change; calls
+// nothing.
+
 /// Why a document was rejected, and exactly where.
 ///
 /// Carries the kind, YAJL's own message (e.g. `premature EOF`, `invalid char in json text`),

@@ -1,3 +1,6 @@
+// Events/: what a parse delivers: the handler protocol, borrowed views, lossless numbers and owned
+// events; calls nothing but Support/.
+
 /// Receives a document's events as the parser finds them: the fast, borrowing interface.
 ///
 /// Every method has a default implementation that does nothing, so a handler implements only

@@ -1,3 +1,6 @@
+// Feeder/: reads a source in bounded chunks for a parser, growing a read only while a token spans
+// it; calls Source/.
+
 /// Reads a byte source into a buffer and feeds the parser, in bounded chunks.
 ///
 /// Normally each read asks for ``JSONParser/Options/chunkSize`` bytes (one `read`, whatever the

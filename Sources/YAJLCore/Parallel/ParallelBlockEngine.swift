@@ -1,3 +1,6 @@
+// Parallel/: NDJSON cut into line blocks and parsed on worker threads, results in input order;
+// calls Parser/, Readers/.
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

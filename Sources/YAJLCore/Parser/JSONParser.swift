@@ -1,3 +1,7 @@
+// Parser/: the push parser over libyajl, its options, the UTF-8 and surrogate checks, positions and
+// validation; the only folder that calls YAJL's parser (through YAJLParserBridge). Calls Feeder/,
+// Events/, Path/.
+
 // About 350 lines: the public push parser, its one-call validation and its feeding steps (byte order mark, limits, UTF-8
 // check, pieces). Its error construction is in JSONParser+Errors.swift, YAJL calls in the bridge.
 

@@ -1,3 +1,6 @@
+// Path/: the path of every event (PathStack) and RFC 9535 queries (parser, filters, I-Regexp);
+// calls Support/.
+
 /// A location in a JSON document: the object keys and array indices from the root to a value.
 ///
 /// Rendered as a normalized JSONPath (RFC 9535 style): `$.results[3].address.geo[0]`, with bracket

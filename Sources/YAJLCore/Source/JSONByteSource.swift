@@ -1,3 +1,6 @@
+// Source/: byte sources (files, descriptors, memory, async sequences), each filling a caller's
+// buffer; calls only Support/Syscalls.
+
 /// Where JSON bytes come from: a file, a file handle or pipe, an `InputStream`, memory.
 ///
 /// A byte source hands out bytes in pieces of the size the feeder asks for; it never has to hold

@@ -1,3 +1,6 @@
+// Support/: what every stage shares: Syscalls (the only file that calls libc), buffers, escaping,
+// dates, key conversion.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

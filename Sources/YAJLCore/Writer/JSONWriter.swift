@@ -1,3 +1,6 @@
+// Writer/: JSON out: JSONWriter over yajl_gen (the only file that calls the generator is
+// YAJLGeneratorBridge), token and output sinks, Encodable records; calls Support/.
+
 // About 330 lines: one type, the public writer, with a method and a state check per JSON token;
 // the handler that forwards parse events and the token-sink walk live in their own files.
 

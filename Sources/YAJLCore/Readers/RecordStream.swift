@@ -1,3 +1,6 @@
+// Readers/: the record readers users hold (JSONRecordReader, JSONRecords, JSONRecordPushParser),
+// their options and report, and the parsing thread behind them; calls Parser/, Capture/, Decoding/.
+
 /// The engine behind both public record types: ``JSONRecordReader`` (blocking) and
 /// ``JSONRecords`` (async) each wrap one. It chooses, on the first request, between its two modes,
 /// and falls back from one to the other in one place:

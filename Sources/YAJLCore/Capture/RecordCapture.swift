@@ -1,3 +1,7 @@
+// Capture/: follows the queries through the parse events and captures each selected value on a
+// tape, deciding what the stream could not (filters, negative indices, order) once a value is
+// whole; calls Path/, Tape/ and, through the parser bridge, the C capture callbacks.
+
 // About 300 lines: the handler of every parse event, each with its capturing and its following
 // branch; what a capture needs once complete lives in RecordCapture+Evaluation.swift.
 

@@ -1,3 +1,6 @@
+// Decoding/: a captured value into a Decodable type (as JSONDecoder decodes), a JSONValue or a
+// JSONFragment; calls Tape/ and Values/.
+
 /// Decodes captured records into `Record` for a reader: the decoding session (strategies and
 /// caches), the failure policy, and the report of records delivered and skipped.
 ///

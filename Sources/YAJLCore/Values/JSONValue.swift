@@ -1,3 +1,6 @@
+// Values/: owned values (JSONValue, JSONArray, JSONObject, JSONFragment), built, compared and
+// released without recursion; calls Tape/ (to build from a capture) and Writer/ token sinks.
+
 /// An owned JSON value: one selected subtree of a streamed document.
 ///
 /// Numbers are lossless (``JSONNumber`` keeps the original text) and objects keep their members'

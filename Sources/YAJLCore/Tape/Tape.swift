@@ -1,3 +1,6 @@
+// Tape/: the captured values, recorded flat in one buffer (written by CYAJLSupport's tape writer)
+// and read back by position; calls CYAJLSupport.
+
 private import CYAJL
 private import CYAJLSupport
 
