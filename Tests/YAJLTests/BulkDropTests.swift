@@ -119,7 +119,7 @@ struct BulkDropTests {
             for _ in 0..<count * 8 { _ = try reader.next() }
         case .parallelNDJSON:
             options.parser.allowMultipleValues = true
-            let reader = try JSONParallelRecordReader(
+            let reader = try JSONRecordReader(
                 Item.self,
                 at: "$",
                 from: .bytes(ndjson),

@@ -201,7 +201,7 @@ struct ParallelNDJSONTests {
     ) -> ([String], String?, [String]) {
         var out: [String] = []
         do {
-            let reader = try JSONParallelRecordReader(
+            let reader = try JSONRecordReader(
                 JSONFragment.self,
                 at: paths,
                 from: .text(text),
@@ -272,7 +272,7 @@ struct ParallelNDJSONTests {
             options.onDecodingFailure = policy
             options.parser.allowMultipleValues = true
             let serial = try JSONRecordReader(Row.self, at: "$", from: .text(text), options: options)
-            let parallel = try JSONParallelRecordReader(
+            let parallel = try JSONRecordReader(
                 Row.self,
                 at: "$",
                 from: .text(text),
@@ -313,7 +313,7 @@ struct ParallelNDJSONTests {
     func readErrorKeepsItsPlace() throws {
         let text = (0..<5000).map { #"{"id":\#($0)}"# }.joined(separator: "\n") + "\n"
         let source = FailingSource(bytes: Array(text.utf8), failAt: 40_000)
-        let reader = try JSONParallelRecordReader(
+        let reader = try JSONRecordReader(
             Row.self,
             at: "$",
             from: source,
@@ -344,7 +344,7 @@ struct ParallelNDJSONTests {
         #expect(throws: JSONOptionError.self) {
             var options = JSONRecordOptions()
             options.parser.allowComments = true
-            _ = try JSONParallelRecordReader(Row.self, at: "$", from: source, options: options)
+            _ = try JSONRecordReader(Row.self, at: "$", from: source, options: options, parallel: JSONParallelOptions())
         }
     }
 
@@ -390,7 +390,7 @@ extension ParallelNDJSONTests {
     {
         var out: [(Int, String)] = []
         do {
-            let reader = try JSONParallelRecordReader(
+            let reader = try JSONRecordReader(
                 JSONFragment.self,
                 at: paths,
                 from: .text(text),
@@ -452,7 +452,7 @@ extension ParallelNDJSONTests {
         var options = JSONRecordOptions()
         options.onBadLine = .skip
         #expect(throws: JSONOptionError.self) {
-            _ = try JSONParallelRecordReader(
+            _ = try JSONRecordReader(
                 Row.self,
                 at: "$",
                 from: .text("1\n"),

@@ -162,7 +162,13 @@ struct StickyErrorTests {
         var ndjson = options
         ndjson.parser.allowMultipleValues = true
         #expect(throws: JSONOptionError.self) {
-            try JSONParallelRecordReader(Int.self, at: "$", from: .text("1\n2\n"), options: ndjson)
+            try JSONRecordReader(
+                Int.self,
+                at: "$",
+                from: .text("1\n2\n"),
+                options: ndjson,
+                parallel: JSONParallelOptions()
+            )
         }
     }
 }

@@ -28,7 +28,7 @@ public struct JSONParallelOptions: Sendable, Hashable {
 
     /// Records in input order (the default), or (`false`) each block's records as soon as the
     /// block is parsed, whichever block that is: the caller never waits for a slow block while
-    /// later ones are done. Only ``JSONParallelRecordReader`` reads unordered; it then needs
+    /// later ones are done. Only a parallel ``JSONRecordReader`` reads unordered; it then needs
     /// **strict NDJSON**: every non-blank line one whole value (a line that ends inside its value,
     /// or holds two, is an error at that line), no line longer than ``blockSize``, and
     /// ``JSONRecordOptions/onBadLine`` `.stop`. Lines, byte offsets and value indices stay exact;

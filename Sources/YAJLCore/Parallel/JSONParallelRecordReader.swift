@@ -65,14 +65,10 @@ final class RecordBlockTask<Record: Decodable>: ParallelBlockTask {
     var topLevelValueCount: Int { parser?.topLevelValueCount ?? 0 }
 }
 
-/// NDJSON records on every core: the values at JSONPath queries in each line, decoded into
-/// `Record` on worker threads and handed out **in input order**, with exact paths, lines, byte
-/// offsets and value indices, the same records and errors as ``JSONRecordReader`` gives.
-///
-/// ```swift
-/// let events = try JSONParallelRecordReader(Event.self, at: "$", from: .file("events.ndjson"))
-/// while let event = try events.next() { … }
-/// ```
+/// NDJSON records on every core, behind `JSONRecordReader(_:at:from:options:parallel:)`:
+/// the values at JSONPath queries in each line, decoded into `Record` on worker threads and handed
+/// out **in input order**, with exact paths, lines, byte offsets and value indices, the same
+/// records and errors as a reader on one thread gives.
 ///
 /// The input is cut into blocks at newlines (``JSONParallelOptions``); every block is parsed,
 /// selected and decoded by a worker, so `Record.init(from:)` and the strategies' closures run on
@@ -86,10 +82,10 @@ final class RecordBlockTask<Record: Decodable>: ParallelBlockTask {
 /// parsed, for strict NDJSON (one whole value per non-blank line); see that option.
 ///
 /// Dropping the reader stops the workers after their current block and releases the source.
-public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
+final class ParallelRecordReader<Record: Decodable & Sendable> {
     private let engine: ParallelBlockEngine<RecordBlockTask<Record>>
     /// What the reader has done so far: records delivered and skipped, bytes parsed.
-    public let report: JSONRecordReport
+    let report: JSONRecordReport
     private let limit: Int?
     private var open: RecordBlockTask<Record>?
     private var head = 0
@@ -101,12 +97,11 @@ public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
     /// A reader of the values at any of `paths` in the NDJSON of `source`.
     /// - Throws: ``JSONPathSyntaxError`` for an invalid path, ``JSONOptionError`` for options out
     ///   of range or that cannot be split at lines.
-    public init(
-        _ type: Record.Type = Record.self,
+    init(
         at paths: [String],
         from source: some JSONByteSource,
-        options: JSONRecordOptions = JSONRecordOptions(),
-        parallel: JSONParallelOptions = JSONParallelOptions()
+        options: JSONRecordOptions,
+        parallel: JSONParallelOptions
     ) throws {
         var options = options
         options.parser.allowMultipleValues = true
@@ -132,24 +127,10 @@ public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
         }
     }
 
-    /// A reader of the values at `path` in the NDJSON of `source`.
-    public convenience init(
-        _ type: Record.Type = Record.self,
-        at path: String,
-        from source: some JSONByteSource,
-        options: JSONRecordOptions = JSONRecordOptions(),
-        parallel: JSONParallelOptions = JSONParallelOptions()
-    ) throws {
-        try self.init(type, at: [path], from: source, options: options, parallel: parallel)
-    }
-
-    /// The next record's value; `nil` at the end.
+    /// The next record with its path, value index, line and byte offset; `nil` at the end.
     /// - Throws: ``JSONParseError`` (after the records before it), ``JSONRecordDecodingError``,
     ///   or the source's read error.
-    public func next() throws -> Record? { try nextRecord()?.value }
-
-    /// The next record with its path, value index, line and byte offset; `nil` at the end.
-    public func nextRecord() throws -> JSONRecord<Record>? {
+    func nextRecord() throws -> JSONRecord<Record>? {
         while !ended {
             if let limit, delivered >= limit { return end() }
             if let task = open {
@@ -214,5 +195,42 @@ public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
     }
 }
 
-@available(*, unavailable, message: "a JSONParallelRecordReader is read from one thread at a time")
-extension JSONParallelRecordReader: Sendable {}
+/// NDJSON records on every core: now an option of ``JSONRecordReader``.
+@available(
+    *,
+    deprecated,
+    message: "parallel NDJSON is an option of the record reader: JSONRecordReader(_:at:from:options:parallel:)"
+)
+public final class JSONParallelRecordReader<Record: Decodable & Sendable> {
+    private let reader: JSONRecordReader<Record>
+    /// What the reader has done so far: records delivered and skipped, bytes parsed.
+    public var report: JSONRecordReport { reader.report }
+
+    /// `JSONRecordReader(type, at: paths, from: source, options: options, parallel: parallel)`.
+    public init(
+        _ type: Record.Type = Record.self,
+        at paths: [String],
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions(),
+        parallel: JSONParallelOptions = JSONParallelOptions()
+    ) throws {
+        reader = try JSONRecordReader(type, at: paths, from: source, options: options, parallel: parallel)
+    }
+
+    /// `JSONRecordReader(type, at: path, from: source, options: options, parallel: parallel)`.
+    public convenience init(
+        _ type: Record.Type = Record.self,
+        at path: String,
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions(),
+        parallel: JSONParallelOptions = JSONParallelOptions()
+    ) throws {
+        try self.init(type, at: [path], from: source, options: options, parallel: parallel)
+    }
+
+    /// ``JSONRecordReader/next()``.
+    public func next() throws -> Record? { try reader.next() }
+
+    /// ``JSONRecordReader/nextRecord()``.
+    public func nextRecord() throws -> JSONRecord<Record>? { try reader.nextRecord() }
+}

@@ -114,7 +114,7 @@ extension JSONParser {
                 option: "JSONParallelOptions.ordered",
                 value: "false",
                 allowed:
-                    "true for parseInParallel and validateInParallel (only JSONParallelRecordReader reads unordered)"
+                    "true for parseInParallel and validateInParallel (only JSONRecordReader with parallel options reads unordered)"
             )
         }
         let engine = ParallelBlockEngine<EventBlockTask<Handler>>(source: source, options: parallel) { block in

@@ -20,7 +20,15 @@
 /// with the same errors, each counted when it is handed out. Dropping the reader stops that thread
 /// after its current read and releases the source.
 public final class JSONRecordReader<Record: Decodable> {
-    private let stream: RecordStream<Record>
+    /// Where records come from: one parse (on the caller's thread or a parsing thread), or
+    /// NDJSON line blocks parsed on worker threads.
+    private enum Engine {
+        case stream(RecordStream<Record>)
+        /// The parallel reader's next record (it needs `Record: Sendable`, which this type does
+        /// not require of every reader).
+        case parallel(() throws -> JSONRecord<Record>?)
+    }
+    private let engine: Engine
     /// Where `next()` has a record decoded (uninitialized between calls). Allocated last in `init`,
     /// after everything that can throw: a throwing `init` runs no `deinit` to free it.
     private let valueSlot: UnsafeMutablePointer<Record>
@@ -45,12 +53,22 @@ public final class JSONRecordReader<Record: Decodable> {
         options.parsingThreadHelpsDecode = helpsDecode
         parsingThreadHelpsDecode = helpsDecode
         report = JSONRecordReport(maxKept: options.maxKeptFailures)
-        stream = try RecordStream(
-            queries: try paths.map(JSONPathQuery.init),
-            input: .blocking(source),
-            options: options,
-            report: report
+        engine = .stream(
+            try RecordStream(
+                queries: try paths.map(JSONPathQuery.init),
+                input: .blocking(source),
+                options: options,
+                report: report
+            )
         )
+        valueSlot = .allocate(capacity: 1)
+    }
+
+    /// The reader of NDJSON line blocks parsed on worker threads.
+    private init(parallel reader: ParallelRecordReader<Record>) where Record: Sendable {
+        report = reader.report
+        parsingThreadHelpsDecode = false
+        engine = .parallel(reader.nextRecord)
         valueSlot = .allocate(capacity: 1)
     }
 
@@ -80,13 +98,21 @@ public final class JSONRecordReader<Record: Decodable> {
 
     /// The next record, or `nil` at the end (of the input, or of the matches, or at the limit).
     public func next() throws -> Record? {
-        guard try stream.nextValue(into: valueSlot) else { return nil }
-        return valueSlot.move()
+        switch engine {
+        case .stream(let stream):
+            guard try stream.nextValue(into: valueSlot) else { return nil }
+            return valueSlot.move()
+        case .parallel(let next):
+            return try next()?.value
+        }
     }
 
     /// The next record with where it came from (its path, which path matched, its line).
     public func nextRecord() throws -> JSONRecord<Record>? {
-        try stream.next()
+        switch engine {
+        case .stream(let stream): return try stream.next()
+        case .parallel(let next): return try next()
+        }
     }
 
     /// Calls `body` with every remaining record.
@@ -120,6 +146,43 @@ extension JSONRecordReader where Record: Sendable {
         options: JSONRecordOptions = JSONRecordOptions()
     ) throws {
         try self.init(paths: [path], source: source, options: options, helpsDecode: true)
+    }
+
+    /// A reader of the values at any of `paths` in the NDJSON of `source`, parsed on every core:
+    /// the input is cut into blocks at newlines, and each block is parsed, selected and decoded on
+    /// a worker thread (`Record.init(from:)` and the strategies' closures run there). Records come
+    /// out in input order (or, with ``JSONParallelOptions/ordered`` off, as each block is done),
+    /// with the same paths, lines, byte offsets, value indices, records and errors as on one
+    /// thread. ``JSONParser/Options/allowMultipleValues`` is turned on; comments and trailing
+    /// garbage are refused. Memory: the blocks in flight and their records. Dropping the reader
+    /// stops the workers after their current block and releases the source.
+    ///
+    /// ```swift
+    /// let events = try JSONRecordReader(Event.self, at: "$", from: .file("events.ndjson"), parallel: .init())
+    /// while let event = try events.next() { … }
+    /// ```
+    /// - Throws: ``JSONPathSyntaxError`` for an invalid path, ``JSONOptionError`` for options out
+    ///   of range or that cannot be split at lines.
+    public convenience init(
+        _ type: Record.Type = Record.self,
+        at paths: [String],
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions(),
+        parallel: JSONParallelOptions
+    ) throws {
+        self.init(parallel: try ParallelRecordReader(at: paths, from: source, options: options, parallel: parallel))
+    }
+
+    /// A reader of the values at `path` in the NDJSON of `source`, parsed on every core (see
+    /// the form with several paths).
+    public convenience init(
+        _ type: Record.Type = Record.self,
+        at path: String,
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions(),
+        parallel: JSONParallelOptions
+    ) throws {
+        try self.init(type, at: [path], from: source, options: options, parallel: parallel)
     }
 }
 

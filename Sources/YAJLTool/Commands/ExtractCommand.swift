@@ -73,20 +73,18 @@ let extractCommand = Command(
     var http = settings.http
     http.onProgress = { download.update($0) }
     let (name, source) = inputSource(input, http: http)
-    let reader: FragmentReader
+    let reader: JSONRecordReader<JSONFragment>
     do {
         if let parallel = try parallelOptions(settings) {
-            reader = FragmentReader(
-                try JSONParallelRecordReader(
-                    JSONFragment.self,
-                    at: paths,
-                    from: source,
-                    options: options,
-                    parallel: parallel
-                )
+            reader = try JSONRecordReader(
+                JSONFragment.self,
+                at: paths,
+                from: source,
+                options: options,
+                parallel: parallel
             )
         } else {
-            reader = FragmentReader(try JSONRecordReader(JSONFragment.self, at: paths, from: source, options: options))
+            reader = try JSONRecordReader(JSONFragment.self, at: paths, from: source, options: options)
         }
     } catch let error as JSONPathSyntaxError {
         throw UsageError(description: error.description)
@@ -130,21 +128,6 @@ let extractCommand = Command(
         throw error
     }
     return ExitStatus.success
-}
-
-/// The selected values, from one reader or from NDJSON parsed on several threads.
-struct FragmentReader {
-    let next: () throws -> JSONFragment?
-    let nextRecord: () throws -> JSONRecord<JSONFragment>?
-    let report: JSONRecordReport
-
-    init(_ reader: JSONRecordReader<JSONFragment>) {
-        (next, nextRecord, report) = (reader.next, reader.nextRecord, reader.report)
-    }
-
-    init(_ reader: JSONParallelRecordReader<JSONFragment>) {
-        (next, nextRecord, report) = (reader.next, reader.nextRecord, reader.report)
-    }
 }
 
 /// `text` as a JSON string.

@@ -86,21 +86,13 @@ func statsSkippingBadLines(_ settings: ToolSettings) throws -> Int32 {
     options.onBadLine = .skip
     options.parsesConcurrently = false
     let source = inputSource(settings).source
-    let next: () throws -> JSONValue?
-    let report: JSONRecordReport
+    let reader: JSONRecordReader<JSONValue>
     if let parallel = try parallelOptions(settings) {
-        let reader = try JSONParallelRecordReader(
-            JSONValue.self,
-            at: "$",
-            from: source,
-            options: options,
-            parallel: parallel
-        )
-        (next, report) = (reader.next, reader.report)
+        reader = try JSONRecordReader(JSONValue.self, at: "$", from: source, options: options, parallel: parallel)
     } else {
-        let reader = try JSONRecordReader(JSONValue.self, at: "$", from: source, options: options)
-        (next, report) = (reader.next, reader.report)
+        reader = try JSONRecordReader(JSONValue.self, at: "$", from: source, options: options)
     }
+    let (next, report) = (reader.next, reader.report)
     let c = StatsCounter()
     var maxDepth = 0
     func count(_ value: JSONValue, depth: Int) {
