@@ -147,6 +147,17 @@ let allCases: [BenchmarkCase] = [
         run: { try cBaseline($0, mode: cyajl_baseline_counting) }
     ),
     BenchmarkCase(
+        name: "validate",
+        group: "validation",
+        summary:
+            "JSONParser.validate on the file: YAJL with the limits' callbacks, UTF-8 checked (target: ≤ 1.10× c-verify's time)",
+        skipReason: { _ in nil },
+        run: { document in
+            try JSONParser.validate(.file(document.path), options: options(document, tracksPath: false))
+            return 1
+        }
+    ),
+    BenchmarkCase(
         name: "events-borrowed",
         group: "typed events",
         summary: "JSONEventHandler, borrowed views, no paths",

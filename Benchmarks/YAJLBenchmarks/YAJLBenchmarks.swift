@@ -91,7 +91,8 @@ struct YAJLBenchmarks {
         print(asJSON ? try Report.json(results) : Report.table(results))
 
         if report {
-            let command = "make bench-report" + (large ? " (--large)" : "")
+            // The command as run, so that a report of some documents or cases says which.
+            let command = (["YAJLBenchmarks"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
             try writeReport(results, command: command, rounds: rounds, measured: Date())
             try Report.json(results).write(toFile: "Docs/perf-results.json", atomically: true, encoding: .utf8)
             log("wrote Docs/Performance.md, Docs/perf-throughput.svg, Docs/perf-memory.svg, Docs/perf-results.json")
