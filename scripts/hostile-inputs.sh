@@ -59,6 +59,7 @@ cases=(
   "1,200 levels of objects and arrays|deep-mixed|extract \$..a"
   "100,000 nested arrays, as deep as --max-depth allows|deep-100k|extract \$ --max-depth 100010|0"
   "100,000 nested arrays to NDJSON|deep-100k|to-ndjson \$ --max-depth 100010|0"
+  "100,000 nested arrays as a JSONValue, built and released on two threads|deep-100k|stats --threads 2 --allow-multiple-values --max-depth 100010|0"
   "\$..* on 2,000 nested arrays of 400-byte strings|nested-strings|extract \$..* --max-depth 3000|0"
   "a pattern past the I-Regexp cap|long-string|extract \$[?search(@,'[ab]{1,9000}x')]|2"
   "a pattern under the cap on a 200 KB string|long-string|extract \$[?search(@,'([ab]b){1,200}x')]|0"

@@ -95,31 +95,32 @@ func statsSkippingBadLines(_ settings: ToolSettings) throws -> Int32 {
     let (next, report) = (reader.next, reader.report)
     let c = StatsCounter()
     var maxDepth = 0
-    func count(_ value: JSONValue, depth: Int) {
-        switch value {
-        case .null: c.nulls += 1
-        case .bool: c.booleans += 1
-        case .string: c.strings += 1
-        case .number(let number):
-            switch number.value {
-            case .integer: c.integers += 1
-            case .double: c.doubles += 1
-            case .unrepresentable: c.numbers += 1
-            }
-        case .array(let elements):
-            c.arrays += 1
-            maxDepth = max(maxDepth, depth + 1)
-            for element in elements { count(element, depth: depth + 1) }
-        case .object(let object):
-            c.maps += 1
-            maxDepth = max(maxDepth, depth + 1)
-            for member in object.members {
-                c.keys += 1
-                count(member.value, depth: depth + 1)
+    // Each value's tokens in order, the open containers on the walk's explicit stack: no
+    // recursion, whatever the depth.
+    func count(_ value: JSONValue) {
+        var depth = 0
+        value.walk { (step: JSONValue.Step) in
+            switch step {
+            case .scalar(.null): c.nulls += 1
+            case .scalar(.bool): c.booleans += 1
+            case .scalar(.string): c.strings += 1
+            case .scalar(.number(let number)):
+                switch number.value {
+                case .integer: c.integers += 1
+                case .double: c.doubles += 1
+                case .unrepresentable: c.numbers += 1
+                }
+            case .scalar: break  // containers come as start and end steps
+            case .key: c.keys += 1
+            case .startArray, .startObject:
+                if case .startArray = step { c.arrays += 1 } else { c.maps += 1 }
+                depth += 1
+                maxDepth = max(maxDepth, depth)
+            case .endArray, .endObject: depth -= 1
             }
         }
     }
-    while let value = try next() { count(value, depth: 0) }
+    while let value = try next() { count(value) }
     reportBadLines(report)
     let out = OutputBuffer()
     try out.write(c.json(bytes: report.bytesRead, maxDepth: maxDepth, badLines: report.badLineCount))
