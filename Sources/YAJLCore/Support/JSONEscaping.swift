@@ -1,77 +1,44 @@
-/// Where ``JSONEscaping/quote(_:escapingSolidus:into:)`` writes.
-package protocol QuotedOutput {
-    mutating func put(_ byte: UInt8)
-    mutating func put(_ run: UnsafeRawBufferPointer)
-}
-
-extension Array: QuotedOutput where Element == UInt8 {
-    @inline(__always)
-    package mutating func put(_ byte: UInt8) { append(byte) }
-    @inline(__always)
-    package mutating func put(_ run: UnsafeRawBufferPointer) { append(contentsOf: run) }
-}
-
 /// JSON string escaping over raw UTF-8, shared by the writers of this package: the one place
 /// that knows how `yajl_gen` escapes.
 package enum JSONEscaping {
     private static let hex: StaticString = "0123456789ABCDEF"  // uppercase, as yajl_gen writes them
 
-    /// Appends `utf8` as a JSON string literal: in quotes, with `"`, `\` and control characters
-    /// escaped and everything else (including non-ASCII UTF-8) as is.
+    /// Appends `utf8` as a JSON string literal, quoted and escaped as `yajl_gen` does: `"`, `\`,
+    /// `\b \f \n \r \t`, other control characters as `\u00XX` (upper case), everything else
+    /// (including non-ASCII UTF-8) as is. Runs without escapes are copied whole, found 16 bytes at
+    /// a time (``firstQuoteBackslashOrControl(_:_:from:)``).
     package static func appendQuoted(_ utf8: UnsafeRawBufferPointer, to output: inout [UInt8]) {
-        quote(utf8, escapingSolidus: false, into: &output)
-    }
-
-    /// Writes `utf8` quoted and escaped as `yajl_gen` does: `"`, `\`, `\b \f \n \r \t`, other
-    /// control characters as `\u00XX` (upper case), `/` as `\/` when `escapingSolidus` (YAJL's
-    /// `yajl_gen_escape_solidus`). Runs without escapes are written whole, found 16 bytes at a
-    /// time (``firstQuoteBackslashOrControl(_:_:from:)``) unless `/` is escaped as well.
-    @inline(__always)
-    package static func quote(
-        _ utf8: UnsafeRawBufferPointer,
-        escapingSolidus: Bool,
-        into output: inout some QuotedOutput
-    ) {
-        output.put(UInt8(ascii: "\""))
+        output.append(UInt8(ascii: "\""))
         let count = utf8.count
-        // The bytes to search 16 at a time; none when `/` must be escaped too (the byte loop).
-        let searched = escapingSolidus ? nil : utf8.baseAddress?.assumingMemoryBound(to: UInt8.self)
         var runStart = 0
         var index = 0
-        while index < count {
-            if let searched {
-                index = firstQuoteBackslashOrControl(searched, count, from: index)
+        if let bytes = utf8.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+            while true {
+                index = firstQuoteBackslashOrControl(bytes, count, from: index)
                 if index == count { break }
-            }
-            let byte = utf8[index]
-            guard
-                byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                    || (escapingSolidus && byte == UInt8(ascii: "/"))
-            else {
+                let byte = bytes[index]
+                output.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
                 index &+= 1
-                continue
-            }
-            output.put(UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
-            index &+= 1
-            runStart = index
-            output.put(UInt8(ascii: "\\"))
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.put(byte)
-            case 0x0A: output.put(UInt8(ascii: "n"))
-            case 0x0D: output.put(UInt8(ascii: "r"))
-            case 0x09: output.put(UInt8(ascii: "t"))
-            case 0x08: output.put(UInt8(ascii: "b"))
-            case 0x0C: output.put(UInt8(ascii: "f"))
-            default:
-                output.put(UInt8(ascii: "u"))
-                output.put(UInt8(ascii: "0"))
-                output.put(UInt8(ascii: "0"))
-                output.put(hex.utf8Start[Int(byte >> 4)])
-                output.put(hex.utf8Start[Int(byte & 0xF)])
+                runStart = index
+                output.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+                case 0x0A: output.append(UInt8(ascii: "n"))
+                case 0x0D: output.append(UInt8(ascii: "r"))
+                case 0x09: output.append(UInt8(ascii: "t"))
+                case 0x08: output.append(UInt8(ascii: "b"))
+                case 0x0C: output.append(UInt8(ascii: "f"))
+                default:
+                    output.append(UInt8(ascii: "u"))
+                    output.append(UInt8(ascii: "0"))
+                    output.append(UInt8(ascii: "0"))
+                    output.append(hex.utf8Start[Int(byte >> 4)])
+                    output.append(hex.utf8Start[Int(byte & 0xF)])
+                }
             }
         }
-        output.put(UnsafeRawBufferPointer(rebasing: utf8[runStart...]))
-        output.put(UInt8(ascii: "\""))
+        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart...]))
+        output.append(UInt8(ascii: "\""))
     }
 
     /// The length of ``appendQuoted(_:to:)``'s output for `utf8`.

@@ -5,11 +5,13 @@ extension JSONValue {
     /// number's text and value, as ``JSONNumber`` compares them); arrays with equal elements in
     /// order; objects with equal keys and values in order, duplicates included.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
-        var pending: [(JSONValue, JSONValue)] = [(lhs, rhs)]
-        while let (left, right) = pending.popLast() {
-            switch (left, right) {
+        // Pairs still to compare inside containers; a scalar comparison never allocates it.
+        var pending: [(JSONValue, JSONValue)] = []
+        var pair = (lhs, rhs)
+        while true {
+            switch pair {
             case (.null, .null):
-                continue
+                break
             case (.bool(let a), .bool(let b)):
                 if a != b { return false }
             case (.number(let a), .number(let b)):
@@ -17,11 +19,11 @@ extension JSONValue {
             case (.string(let a), .string(let b)):
                 if a != b { return false }
             case (.array(let a), .array(let b)):
-                if a.storage === b.storage { continue }
+                if a.storage === b.storage { break }
                 guard a.count == b.count else { return false }
                 for index in a.indices { pending.append((a[index], b[index])) }
             case (.object(let a), .object(let b)):
-                if a.storage === b.storage { continue }
+                if a.storage === b.storage { break }
                 guard a.count == b.count else { return false }
                 for index in a.indices {
                     guard a[index].key == b[index].key else { return false }
@@ -30,8 +32,9 @@ extension JSONValue {
             default:
                 return false
             }
+            guard let next = pending.popLast() else { return true }
+            pair = next
         }
-        return true
     }
 
     /// Hashes the value's tokens in order, so that equal values hash equally.
