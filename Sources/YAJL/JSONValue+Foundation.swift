@@ -177,3 +177,8 @@ public struct JSONValueConversionError: Error, Sendable, Hashable, CustomStringC
     /// The message.
     public var description: String { message }
 }
+
+extension JSONValueConversionError: LocalizedError {
+    /// The same as ``description``.
+    public var errorDescription: String? { description }
+}

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// A failed download. Always names the URL, the body byte offset reached (the bytes handed to the
 /// parser) and the reason in words.
 public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -72,4 +78,10 @@ extension HTTPError {
         let kind: Kind
         let reason: String
     }
+}
+
+extension HTTPError: LocalizedError {
+    /// The same as ``description``: the URL, the offset reached and the reason, so that
+    /// `error.localizedDescription` says what went wrong.
+    public var errorDescription: String? { description }
 }

@@ -24,7 +24,7 @@ let parallelOptionSpecs: [OptionSpec] = [
     OptionSpec(
         name: "--threads",
         valueName: "N",
-        help: "NDJSON (with --allow-multiple-values): parse blocks of lines on N threads, in input order"
+        help: "NDJSON: parse blocks of lines on N threads, in input order (implies --allow-multiple-values)"
     ) { settings, text in
         guard let threads = Int(text), JSONParallelOptions.threadsRange.contains(threads) else {
             throw UsageError(
@@ -35,6 +35,7 @@ let parallelOptionSpecs: [OptionSpec] = [
         var parallel = settings.parallel ?? JSONParallelOptions()
         parallel.threads = threads
         settings.parallel = parallel
+        settings.parser.allowMultipleValues = true  // parallel input is NDJSON: one value per line
     },
     .size("--block-size", "with --threads: bytes per block, cut at its last newline (default 1M, from 1K)") {
         settings,
@@ -48,9 +49,6 @@ let parallelOptionSpecs: [OptionSpec] = [
 /// The parallel options of the command line, checked against the parser's: `nil` without `--threads`.
 func parallelOptions(_ settings: ToolSettings) throws -> JSONParallelOptions? {
     guard let parallel = settings.parallel else { return nil }
-    guard settings.parser.allowMultipleValues else {
-        throw UsageError(description: "--threads parses NDJSON in parallel: add --allow-multiple-values")
-    }
     guard !settings.parser.allowComments, !settings.parser.allowTrailingGarbage else {
         throw UsageError(description: "--threads cannot be combined with --allow-comments or --allow-trailing-garbage")
     }
@@ -114,7 +112,7 @@ let badLinesOptionSpec = OptionSpec(
 func reportBadLines(_ report: JSONRecordReport) {
     let count = report.badLineCount
     guard count > 0 else { return }
-    standardError.write("yajl: \(count) bad line\(count == 1 ? "" : "s") skipped\n")
+    standardError.write("yajl: warning: \(count) bad line\(count == 1 ? "" : "s") skipped\n")
     for bad in report.badLines.prefix(5) { standardError.write("yajl:   \(bad)\n") }
     if count > 5 { standardError.write("yajl:   …\n") }
 }

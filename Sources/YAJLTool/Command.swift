@@ -18,15 +18,25 @@ struct Command: Sendable {
     /// Runs the command; returns the exit status.
     let run: @Sendable (ToolSettings) throws -> Int32
 
+    /// The usage, then the command's own options, then the input, parser and HTTP options
+    /// every reading command shares.
     var help: String {
         var text = "usage: yajl \(name) \(usage)\n\n\(summary)\n"
         if !details.isEmpty { text += "\n\(details)\n" }
-        text += "\noptions:\n"
-        for option in options {
+        func line(_ option: OptionSpec) -> String {
             let left = option.valueName.map { "\(option.name) \($0)" } ?? option.name
-            text += "  " + left.padded(to: 28) + option.help + "\n"
+            return "  " + left.padded(to: 28) + option.help + "\n"
         }
+        let sharedNames = Set(parserOptionSpecs.map(\.name))
+        let own = options.filter { !sharedNames.contains($0.name) }
+        let shared = options.filter { sharedNames.contains($0.name) }
+        text += "\n\(name) options:\n"
+        for option in own { text += line(option) }
         text += "  " + "-h, --help".padded(to: 28) + "show this help\n"
+        if !shared.isEmpty {
+            text += "\ninput, parser and HTTP options (shared by the reading commands):\n"
+            for option in shared { text += line(option) }
+        }
         return text
     }
 }
@@ -71,6 +81,10 @@ func report(_ error: JSONParseError) {
     }
     // Options a message names that are switches here.
     text = text.replacing("Options.allowPartialValues", with: "--allow-partial-values")
+    text = text.replacing(
+        "set JSONParser.Options.allowMultipleValues, or --allow-multiple-values in the tool",
+        with: "add --allow-multiple-values"
+    )
     standardError.write("yajl: error: \(text)\n")
 }
 

@@ -2,7 +2,8 @@ import CZlib
 import YAJLCore
 
 /// NDJSON shards for `yajl split`: each record a line, in numbered files of about `shardSize`
-/// bytes on disk (a record is never split; a shard holds at least one), plain or gzip. They are
+/// bytes of NDJSON, uncompressed, as engines size their tasks (a record is never split; a shard
+/// holds at least one), plain or gzip. They are
 /// written in the run's staging folder (``SplitDirectory``), which keeps them from an engine
 /// reading `DIR/*.ndjson` until all are complete.
 final class ShardWriter {
@@ -49,7 +50,7 @@ final class ShardWriter {
 
     /// Writes one record (minified JSON, no newline) as a line.
     func write(_ record: [UInt8]) throws {
-        let projected = (gzip ? fileBytes + buffer.count / 4 : bytes) + record.count + 1
+        let projected = bytes + record.count + 1  // uncompressed, with --gzip too
         if fd >= 0 && records > 0 && projected > shardSize { try closeShard() }
         if fd < 0 { try openShard() }
         buffer.append(contentsOf: record)

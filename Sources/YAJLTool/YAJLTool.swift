@@ -23,6 +23,7 @@ struct YAJLTool {
 
     static let help = """
         usage: yajl COMMAND [FILE|-] [options]
+               yajl --version | --help
 
         Streaming JSON tools over libyajl: any document size, in bounded memory.
         FILE is a path or an http(s):// URL, and defaults to standard input ('-').
@@ -48,8 +49,12 @@ struct YAJLTool {
             print(help)
             return ExitStatus.success
         }
+        if name == "--version" || name == "-V" {
+            print("yajl \(SwiftYAJLVersion.package) (swift-yajl), libyajl \(SwiftYAJLVersion.yajl)")
+            return ExitStatus.success
+        }
         guard let command = commandsByName.first(where: { $0.name == name })?.command() else {
-            standardError.write("yajl: unknown command '\(name)'\n\n\(help)\n")
+            standardError.write("yajl: error: unknown command '\(name)'\n\n\(help)\n")
             return ExitStatus.usage
         }
         let rest = Array(arguments.dropFirst())
@@ -85,7 +90,7 @@ struct YAJLTool {
             report(error)
             return ExitStatus.invalidInput
         case let error as UsageError:
-            standardError.write("yajl: \(error.description)\n")
+            standardError.write("yajl: error: \(error.description)\n")
             return ExitStatus.usage
         case let error as HTTPError:
             // Every network failure is an I/O error, like a missing file: the URL, the byte
@@ -109,7 +114,7 @@ struct YAJLTool {
             standardError.write("yajl: error: \(error.description)\n")
             return ExitStatus.usage
         default:
-            standardError.write("yajl: \(error)\n")
+            standardError.write("yajl: error: \(error)\n")
             return ExitStatus.usage
         }
     }

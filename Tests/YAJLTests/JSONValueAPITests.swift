@@ -46,7 +46,7 @@ struct JSONValueAPITests {
         } catch let error as JSONRecordDecodingError {
             #expect(error.description.contains("$.id"))
         }
-        var snake = JSONRecordDecoder()
+        let snake = JSONRecordDecoder()
         snake.options.keyDecodingStrategy = .convertFromSnakeCase
         struct Row: Decodable, Equatable { let firstName: String }
         #expect(try snake.decode(Row.self, from: #"{"first_name": "Bo"}"#) == Row(firstName: "Bo"))

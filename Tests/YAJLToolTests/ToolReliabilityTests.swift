@@ -83,7 +83,7 @@ struct ToolReliabilityTests {
     func optionsOutOfRangeAreUsageErrorsNamingTheOption(arguments: [String], flag: String) throws {
         let run = try ToolTests.run(arguments, stdin: "[1]")
         #expect(run.status == 2, "\(arguments): \(run.stderr)")
-        #expect(run.stderr.hasPrefix("yajl: \(flag) is "), "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("yajl: error: \(flag) is "), "\(run.stderr)")
         #expect(!run.stderr.contains("Fatal error"))
     }
 

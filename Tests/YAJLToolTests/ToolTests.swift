@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import YAJLCore
 import YAJLFixtures
 import YAJLTestSupport
 
@@ -171,7 +172,9 @@ struct ToolTests {
         let ndjson = "{\"id\": 1}\n{\"id\": 2, oops}\n{\"id\": 3}\n[1,\n"
         let extract = try Self.run(["extract", "$.id", "--bad-lines", "skip", "--quiet"], stdin: ndjson)
         #expect(extract.status == 0 && extract.stdout == "1\n3\n")
-        #expect(extract.stderr.contains("2 bad lines skipped") && extract.stderr.contains("line 2 (byte 10)"))
+        #expect(
+            extract.stderr.contains("yajl: warning: 2 bad lines skipped") && extract.stderr.contains("line 2 (byte 10)")
+        )
         let converted = try Self.run(["to-ndjson", "$", "--bad-lines", "skip"], stdin: ndjson)
         #expect(converted.stdout == "{\"id\":1}\n{\"id\":3}\n")
         let stats = try Self.run(["stats", "--bad-lines", "skip"], stdin: ndjson)
@@ -185,7 +188,7 @@ struct ToolTests {
         let run = try Self.run(["extract", "$.r[*]"], stdin: #"{"r": [1, 2, oops]}"#)
         #expect(run.status == 1)
         #expect(run.stdout == "1\n2\n")
-        #expect(run.stderr.contains("yajl: 2 values written before the error"))
+        #expect(run.stderr.contains("yajl: note: 2 values written before the error"))
         let badPath = try Self.run(["extract", "$.r["], stdin: "{}")
         #expect(badPath.status == 2)
         #expect(badPath.stderr.contains("invalid JSONPath at character"))
@@ -239,7 +242,9 @@ struct ToolTests {
             let characters = Array(line)
             #expect(characters.count > 14 && characters[13] == " " && characters[14] != " ", "\(line)")
         }
-        let options = try Self.run(["extract", "--help"]).stdout.split(separator: "\n").drop { $0 != "options:" }
+        let options = try Self.run(["extract", "--help"]).stdout.split(separator: "\n").drop {
+            $0 != "extract options:"
+        }
         #expect(options.count > 3)
         for line in options.dropFirst() where line.hasPrefix("  ") {
             let characters = Array(line)
@@ -280,5 +285,83 @@ struct ToolTests {
         let run = try Self.run(["split", "$[*]", "-", "--out", file.path + "/shards"], stdin: "[1]")
         #expect(run.status == 2)
         #expect(run.stderr.contains("cannot create --out \(file.path)/shards: Not a directory"), "\(run.stderr)")
+    }
+}
+
+/// What a user of other command-line tools expects (issue 48).
+@Suite("yajl as the tools users know")
+struct ToolConventionTests {
+    @Test(
+        "--version and -V print the package's and libyajl's versions",
+        .enabled(if: ToolTests.executable != nil, "yajl executable not built"),
+        arguments: ["--version", "-V"]
+    )
+    func version(flag: String) throws {
+        let run = try ToolTests.run([flag])
+        #expect(run.status == 0)
+        #expect(run.stdout == "yajl \(SwiftYAJLVersion.package) (swift-yajl), libyajl \(SwiftYAJLVersion.yajl)\n")
+        #expect(SwiftYAJLVersion.yajl.hasPrefix("2."))
+    }
+
+    /// Every failure the user can cause, across commands: stderr starts with `yajl: error: `.
+    @Test(
+        "every error starts with 'yajl: error: '",
+        .enabled(if: ToolTests.executable != nil, "yajl executable not built"),
+        arguments: [
+            ["nonsense"], ["validate", "/nonexistent/file.json"], ["stats", "--threads", "0"],
+            ["extract"], ["extract", "$[", "-"], ["validate", "--max-depth", "x"], ["reformat", "--indent", "abc"],
+            ["split", "$[*]", "-"], ["extract", "$.a", "-", "--require-match"], ["validate", "-", "--bogus"],
+        ]
+    )
+    func oneErrorPrefix(arguments: [String]) throws {
+        let run = try ToolTests.run(arguments, stdin: #"{"b": 1}"#)
+        #expect(run.status != 0, "\(arguments)")
+        #expect(run.stderr.hasPrefix("yajl: error: "), "\(arguments): \(run.stderr)")
+    }
+
+    @Test(
+        "a parse error of NDJSON names --allow-multiple-values; --threads implies it",
+        .enabled(if: ToolTests.executable != nil, "yajl executable not built")
+    )
+    func ndjsonHintAndThreads() throws {
+        let ndjson = (0..<500).map { #"{"id": \#($0)}"# }.joined(separator: "\n") + "\n"
+        let plain = try ToolTests.run(["validate", "-"], stdin: ndjson)
+        #expect(plain.status == 1)
+        #expect(plain.stderr.contains("add --allow-multiple-values"), "\(plain.stderr)")
+        let threads = try ToolTests.run(["stats", "-", "--threads", "2", "--block-size", "1K"], stdin: ndjson)
+        #expect(threads.status == 0, "\(threads.stderr)")
+        let extract = try ToolTests.run(["extract", "$.id", "-", "--threads", "2", "--quiet"], stdin: ndjson)
+        #expect(extract.stdout == (0..<500).map { "\($0)\n" }.joined())
+    }
+
+    @Test(
+        "each command's help lists its own options before the shared ones",
+        .enabled(if: ToolTests.executable != nil, "yajl executable not built"),
+        arguments: ["validate", "events", "stats", "extract", "reformat", "to-ndjson", "from-ndjson", "split"]
+    )
+    func commandHelp(command: String) throws {
+        let help = try ToolTests.run([command, "--help"]).stdout
+        let own = try #require(help.range(of: "\n\(command) options:\n"), "\(help)")
+        let shared = try #require(help.range(of: "\ninput, parser and HTTP options"), "\(help)")
+        #expect(own.lowerBound < shared.lowerBound)
+        #expect(help[shared.upperBound...].contains("--allow-comments"))
+        #expect(!help[own.upperBound..<shared.lowerBound].contains("--allow-comments"))
+    }
+
+    @Test(
+        "to-ndjson is extract's alias: the same bytes for the same query",
+        .enabled(if: ToolTests.executable != nil, "yajl executable not built"),
+        arguments: ["$.results[*]", "$.results[*].name", "$..id", "$.nothing"]
+    )
+    func toNDJSONIsExtract(query: String) throws {
+        let document =
+            #"{"results": ["#
+            + (0..<200).map { #"{"id": \#($0), "name": "n\#($0)", "x": [1.50, 2e3]}"# }.joined(separator: ",")
+            + "]}"
+        let extract = try ToolTests.run(["extract", query, "-", "--quiet"], stdin: document)
+        let alias = try ToolTests.run(["to-ndjson", query, "-"], stdin: document)
+        #expect(alias.stdout == extract.stdout)
+        #expect(alias.status == extract.status)
+        #expect(try ToolTests.run(["to-ndjson", "--help"]).stdout.contains("Alias of 'extract'"))
     }
 }

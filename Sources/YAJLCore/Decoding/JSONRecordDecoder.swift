@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -7,22 +9,74 @@ import Foundation
 /// Decodes a whole (small) JSON document in one call, as `JSONDecoder` does, with the record
 /// decoder's exact numbers, strategies and located errors.
 ///
+/// It has `JSONDecoder`'s properties, names and defaults, so that replacing `JSONDecoder()` with
+/// `JSONRecordDecoder()` is a one-word change:
+///
 /// ```swift
-/// let user = try JSONRecordDecoder().decode(User.self, from: data)
+/// let decoder = JSONRecordDecoder()
+/// decoder.keyDecodingStrategy = .convertFromSnakeCase
+/// decoder.dateDecodingStrategy = .iso8601
+/// let user = try decoder.decode(User.self, from: data)
 /// ```
 ///
 /// For documents of any size, select records with ``JSONRecordReader`` instead: this reads the
-/// whole input and decodes its one value.
-public struct JSONRecordDecoder: Sendable {
-    /// Key and date strategies.
-    public var options: JSONRecordDecodingOptions
-    /// The parser's flags and limits.
-    public var parser: JSONParser.Options
+/// whole input and decodes its one value. Safe to use from several threads, as `JSONDecoder` is.
+/// What differs from `JSONDecoder` is listed in <doc:FoundationParity>.
+public final class JSONRecordDecoder: Sendable {
+    /// How JSON keys map to `CodingKey`s.
+    public typealias KeyDecodingStrategy = JSONRecordDecodingOptions.KeyDecodingStrategy
+    /// How `Date`s are read.
+    public typealias DateDecodingStrategy = JSONRecordDecodingOptions.DateDecodingStrategy
+    /// How `Data` is read.
+    public typealias DataDecodingStrategy = JSONRecordDecodingOptions.DataDecodingStrategy
+    /// Whether strings stand for infinities and NaN.
+    public typealias NonConformingFloatDecodingStrategy = JSONRecordDecodingOptions.NonConformingFloatDecodingStrategy
 
-    /// A decoder with these strategies and parser options.
+    private struct Settings: Sendable {
+        var options: JSONRecordDecodingOptions
+        var parser: JSONParser.Options
+    }
+    private let settings: Mutex<Settings>
+
+    /// A decoder with `JSONDecoder`'s defaults (or these strategies and parser options).
     public init(options: JSONRecordDecodingOptions = .init(), parser: JSONParser.Options = .init()) {
-        self.options = options
-        self.parser = parser
+        settings = Mutex(Settings(options: options, parser: parser))
+    }
+
+    /// All the strategies at once (the properties below are its fields).
+    public var options: JSONRecordDecodingOptions {
+        get { settings.withLock { $0.options } }
+        set { settings.withLock { $0.options = newValue } }
+    }
+    /// The parser's flags and limits.
+    public var parser: JSONParser.Options {
+        get { settings.withLock { $0.parser } }
+        set { settings.withLock { $0.parser = newValue } }
+    }
+    /// How JSON keys map to property names. Default `.useDefaultKeys`.
+    public var keyDecodingStrategy: KeyDecodingStrategy {
+        get { options.keyDecodingStrategy }
+        set { settings.withLock { $0.options.keyDecodingStrategy = newValue } }
+    }
+    /// How `Date` values are read. Default `.deferredToDate` (seconds since 2001).
+    public var dateDecodingStrategy: DateDecodingStrategy {
+        get { options.dateDecodingStrategy }
+        set { settings.withLock { $0.options.dateDecodingStrategy = newValue } }
+    }
+    /// How `Data` is read. Default `.base64`.
+    public var dataDecodingStrategy: DataDecodingStrategy {
+        get { options.dataDecodingStrategy }
+        set { settings.withLock { $0.options.dataDecodingStrategy = newValue } }
+    }
+    /// Whether strings stand for infinities and NaN. Default `.throw`.
+    public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy {
+        get { options.nonConformingFloatDecodingStrategy }
+        set { settings.withLock { $0.options.nonConformingFloatDecodingStrategy = newValue } }
+    }
+    /// Passed to your `init(from:)` as `decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] {
+        get { options.userInfo }
+        set { settings.withLock { $0.options.userInfo = newValue } }
     }
 
     /// Decodes the document in `bytes` (`Data`, `[UInt8]`, …).
@@ -39,6 +93,7 @@ public struct JSONRecordDecoder: Sendable {
 
     /// Decodes the document read from `source` (a file, a pipe, …).
     public func decode<T: Decodable>(_ type: T.Type, from source: some JSONByteSource) throws -> T {
+        let (options, parser) = settings.withLock { ($0.options, $0.parser) }
         var recordOptions = JSONRecordOptions(parser: parser, decoding: options)
         recordOptions.parsesConcurrently = false
         recordOptions.parser.allowMultipleValues = false

@@ -284,7 +284,11 @@ final class TapeDecoder: Decoder {
 
     private func decodeDate() throws -> Date {
         switch session.options.dateDecodingStrategy {
-        case .deferredToDate: return try Date(from: self)
+        case .deferredToDate:
+            guard view.kind(index) != .string else {
+                throw Self.withDateStrategyHint(Unbox.mismatch(Double.self, view, index, node))
+            }
+            return try Date(from: self)
         case .secondsSince1970: return Date(timeIntervalSince1970: try Unbox.double(view, index, node))
         case .millisecondsSince1970: return Date(timeIntervalSince1970: try Unbox.double(view, index, node) / 1000)
         case .iso8601:
@@ -307,6 +311,20 @@ final class TapeDecoder: Decoder {
                 throw Unbox.corrupted("Date string '\(text)' could not be parsed: \(error)", node)
             }
         }
+    }
+
+    /// `JSONDecoder`'s error for a date written as text under `.deferredToDate`, with the option
+    /// that decodes it (see FoundationParity.md).
+    private static func withDateStrategyHint(_ error: DecodingError) -> DecodingError {
+        guard case .typeMismatch(let type, let context) = error else { return error }
+        return .typeMismatch(
+            type,
+            DecodingError.Context(
+                codingPath: context.codingPath,
+                debugDescription: context.debugDescription
+                    + " A Date decodes from a number of seconds since 2001 by default (dateDecodingStrategy .deferredToDate): set dateDecodingStrategy (.iso8601, .formatted(_:), …) for dates written as text."
+            )
+        )
     }
 
     private func decodeDecimal() throws -> Decimal {

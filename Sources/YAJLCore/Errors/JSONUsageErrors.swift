@@ -35,3 +35,29 @@ public struct JSONParserUsageError: Error, Sendable, Hashable, CustomStringConve
     /// The message.
     public var description: String { message }
 }
+
+/// A record reader's queries selected no value in the whole input, with
+/// ``JSONRecordOptions/requireMatch`` on: most often a misspelt key, as
+/// `$.result[*]` for `$.results[*]`, which would otherwise import nothing without a word.
+///
+/// ```
+/// no value matched $.result[*] in 209715432 bytes of input: check the query's keys and indices, or set JSONRecordOptions.requireMatch = false where no record is a valid outcome
+/// ```
+public struct JSONNoMatchError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The queries, as written.
+    public let queries: [String]
+    /// The bytes of input read before it ended (or before the reader stopped early because no
+    /// query could match any more).
+    public let bytesRead: Int
+
+    /// Makes the error for `queries` after `bytesRead` bytes.
+    public init(queries: [String], bytesRead: Int) {
+        self.queries = queries
+        self.bytesRead = bytesRead
+    }
+
+    /// `no value matched $.result[*] in 1024 bytes of input: …` with the option that accepts it.
+    public var description: String {
+        "no value matched \(queries.joined(separator: ", ")) in \(bytesRead) bytes of input: check the query's keys and indices, or set JSONRecordOptions.requireMatch = false where no record is a valid outcome"
+    }
+}

@@ -18,6 +18,7 @@ final class RecordBlockTask<Record: Decodable>: ParallelBlockTask {
         valuesBefore = block.valuesBefore
         do {
             let parser = try RecordParser(queries: queries, options: options, report: report, strictLines: unordered)
+            parser.reportsNoMatch = false  // the reader decides over all blocks
             if block.index > 0 { parser.rebase(offset: block.offset, line: block.line) }
             self.parser = parser
         } catch {
@@ -93,6 +94,9 @@ final class ParallelRecordReader<Record: Decodable & Sendable> {
     private var delivered = 0
     private var ended = false
     private let unordered: Bool
+    /// The queries as written, when an input without any selected value is an error
+    /// (``JSONRecordOptions/requireMatch``).
+    private let queriesThatMustMatch: [String]?
 
     /// A reader of the values at any of `paths` in the NDJSON of `source`.
     /// - Throws: ``JSONPathSyntaxError`` for an invalid path, ``JSONOptionError`` for options out
@@ -121,9 +125,14 @@ final class ParallelRecordReader<Record: Decodable & Sendable> {
         try RecordParser.validate(queries)
         report = JSONRecordReport(maxKept: options.maxKeptFailures)
         limit = options.limit
-        let (blockOptions, unordered) = (options, self.unordered)
+        // Each block selects its own part: whether anything matched is decided over all of them.
+        var blockOptions = options
+        blockOptions.requireMatch = false
+        let mustMatch = options.requireMatch && options.limit != 0 && !queries.contains { $0.segments.isEmpty }
+        queriesThatMustMatch = mustMatch ? queries.map(\.expression) : nil
+        let (unordered, blockOptionsCopy) = (self.unordered, blockOptions)
         engine = ParallelBlockEngine(source: source, options: parallel) { block in
-            RecordBlockTask(block: block, queries: queries, options: blockOptions, unordered: unordered)
+            RecordBlockTask(block: block, queries: queries, options: blockOptionsCopy, unordered: unordered)
         }
     }
 
@@ -155,9 +164,9 @@ final class ParallelRecordReader<Record: Decodable & Sendable> {
                     _ = end()
                     throw failure
                 }
-                if inputFinished { return end() }
+                if inputFinished { return try endOfInput() }
             }
-            guard let step = try engine.next() else { return end() }
+            guard let step = try engine.next() else { return try endOfInput() }
             switch step {
             case .parsed(let task, let continued):
                 if !continued || open !== task { switchTo(task) }
@@ -186,6 +195,19 @@ final class ParallelRecordReader<Record: Decodable & Sendable> {
         report.setBytesRead(max(report.bytesRead, task.report.bytesRead))
         valuesBefore += task.topLevelValueCount
         task.records = []
+    }
+
+    /// Ends the reader at the end of its input: with a ``JSONNoMatchError`` when no block selected
+    /// any value and ``JSONRecordOptions/requireMatch`` asks for one.
+    private func endOfInput() throws -> JSONRecord<Record>? {
+        _ = end()
+        if limit != 0, delivered == 0, report.skippedCount == 0 {
+            report.endedWithoutMatch()
+            if let queries = queriesThatMustMatch {
+                throw JSONNoMatchError(queries: queries, bytesRead: report.bytesRead)
+            }
+        }
+        return nil
     }
 
     private func end() -> JSONRecord<Record>? {

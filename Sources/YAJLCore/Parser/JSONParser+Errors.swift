@@ -46,6 +46,17 @@ extension JSONParser {
         }
     }
 
+    /// Whether the garbage that ends at `offset` (YAJL reports the end of the token it could
+    /// not take) is a JSON value at the start of a later line: the input looks like NDJSON.
+    static func startsValueOnNewLine(_ before: [UInt8]) -> Bool {
+        guard let newline = before.lastIndex(of: UInt8(ascii: "\n")) else { return false }
+        let rest = before[(newline + 1)...].drop {
+            $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r")
+        }
+        guard let first = rest.first else { return false }
+        return "{[\"-0123456789tfn".utf8.contains(first)
+    }
+
     func fail(_ error: any Error) -> any Error {
         state = .failed
         failure = error
@@ -94,6 +105,12 @@ extension JSONParser {
                         position.lastSignificantByte(before: offset, in: chunk, base: base)
                     ))
             path = bridge.state.pointee.path.materialize(atNextValue: atNextValue)
+        }
+        var message = message
+        if kind == .trailingGarbage && Self.startsValueOnNewLine(position.bytes(before: offset, in: chunk, base: base))
+        {
+            message +=
+                " (a second value on a new line: for NDJSON or several values, set JSONParser.Options.allowMultipleValues, or --allow-multiple-values in the tool)"
         }
         return JSONParseError(
             kind: kind,

@@ -203,6 +203,16 @@ struct TextPosition {
     }
 
     /// A printable excerpt around absolute `offset`, and the marker's position in it.
+    /// Up to ``tailLength`` bytes of input just before `offset` (from the kept tail when the
+    /// chunk starts later).
+    func bytes(before offset: Int, in chunk: UnsafeRawBufferPointer, base: Int) -> [UInt8] {
+        let bytes = chunk.bindMemory(to: UInt8.self)
+        let relative = max(0, min(offset - base, bytes.count))
+        var before = Array(tail.suffix(max(0, Self.tailLength - relative)))
+        before += bytes[max(0, relative - Self.tailLength)..<relative]
+        return before
+    }
+
     func excerpt(around offset: Int, in chunk: UnsafeRawBufferPointer, base: Int) -> (String, Int) {
         let bytes = chunk.bindMemory(to: UInt8.self)
         let relative = max(0, min(offset - base, bytes.count))

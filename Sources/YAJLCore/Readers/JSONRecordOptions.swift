@@ -32,6 +32,23 @@ public struct JSONRecordOptions: Sendable {
     public var stopsEarly = true
     /// What a malformed NDJSON line does. Default ``BadLinePolicy/stop``.
     public var onBadLine = BadLinePolicy.stop
+    /// Whether an input in which the queries select no value at all ends the stream with a
+    /// ``JSONNoMatchError`` (after reading the whole input) instead of ending it empty.
+    /// Default `false`; **set it in an import**, where zero records means a wrong query:
+    ///
+    /// ```swift
+    /// var options = JSONRecordOptions()
+    /// options.requireMatch = true  // `$.result[*]` for `$.results[*]` throws instead of importing nothing
+    /// ```
+    ///
+    /// Why not on by default: RFC 9535 makes an empty nodelist a result like any other (`$.a[*]`
+    /// on `{"a": []}`, a filter that selects nothing), and a reader that threw for it would turn
+    /// every possibly-empty array into an error. Whichever the setting, an input that ends with
+    /// nothing selected says so in ``JSONRecordReport/matchedNothing``. It does not apply to the
+    /// query `$` (every value of the input, which cannot be misspelt: an empty NDJSON input is an
+    /// empty stream), nor to ``limit`` `0`. Values that were selected but did not decode, or were
+    /// skipped, count as matched.
+    public var requireMatch = false
 
     /// What a malformed line of NDJSON does (Spark's `FAILFAST` and `PERMISSIVE` modes).
     public enum BadLinePolicy: Sendable, Hashable {
@@ -159,6 +176,14 @@ public final class JSONRecordReport: Sendable {
 
     /// Bytes of input consumed by the parser.
     public var bytesRead: Int { _bytesRead.load(ordering: .relaxed) }
+
+    /// Whether the input ended (or the reader stopped early because no query could match any
+    /// more) without any query selecting a value: `true` only once the stream has ended that way,
+    /// never while it runs. A likely misspelt query; with ``JSONRecordOptions/requireMatch`` the
+    /// stream throws ``JSONNoMatchError`` instead of ending quietly.
+    public var matchedNothing: Bool { _matchedNothing.load(ordering: .relaxed) }
+    private let _matchedNothing = Atomic<Bool>(false)
+    func endedWithoutMatch() { _matchedNothing.store(true, ordering: .relaxed) }
 
     func delivered() { _delivered.add(1, ordering: .relaxed) }
     func skipped(_ error: JSONRecordDecodingError) {

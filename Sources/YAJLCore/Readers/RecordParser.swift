@@ -30,6 +30,12 @@ final class RecordParser {
     private var valuesAtTakeover = 0
     /// The input has ended without anything for the current parser to finish (blank lines).
     private var inputEnded = false
+    /// The queries as written, when an input without any selected value is an error
+    /// (``JSONRecordOptions/requireMatch``); `nil` when it is not.
+    private let queriesThatMustMatch: [String]?
+    /// Whether an input without any selected value is noted in the report (not with `limit: 0`,
+    /// which selects nothing on purpose, nor for a block of parallel NDJSON, whose reader decides).
+    var reportsNoMatch: Bool
 
     init(
         queries: [JSONPathQuery],
@@ -56,6 +62,9 @@ final class RecordParser {
         parser = JSONParser(options: parserOptions, handler: capture)
         feeder = ChunkFeeder(options: options.parser)
         self.report = report
+        let mustMatch = options.requireMatch && options.limit != 0 && !queries.contains { $0.segments.isEmpty }
+        queriesThatMustMatch = mustMatch ? queries.map(\.expression) : nil
+        reportsNoMatch = options.limit != 0
     }
 
     /// Throws what `init` would throw for `queries`: an empty list, or more paths than the
@@ -93,7 +102,10 @@ final class RecordParser {
 
     /// Parses a chunk just read (empty at the end of the input).
     private func parse(_ chunk: UnsafeRawBufferPointer) {
-        defer { report.setBytesRead(parser.bytesConsumed) }
+        defer {
+            report.setBytesRead(parser.bytesConsumed)
+            failIfNothingMatched()
+        }
         if lineMode {
             parseLines(chunk)
             return
@@ -102,6 +114,18 @@ final class RecordParser {
             try feeder.feed(chunk, to: parser)
         } catch {
             failure = error
+        }
+    }
+
+    /// Once the input is done without an error and without a selected value, notes it in the
+    /// report, and ends the stream with a ``JSONNoMatchError`` if
+    /// ``JSONRecordOptions/requireMatch`` asks for a match.
+    private func failIfNothingMatched() {
+        guard reportsNoMatch, failure == nil, isDone, capture.selectedCount == 0 else { return }
+        reportsNoMatch = false  // once
+        report.endedWithoutMatch()
+        if let queries = queriesThatMustMatch {
+            failure = JSONNoMatchError(queries: queries, bytesRead: parser.bytesConsumed)
         }
     }
 

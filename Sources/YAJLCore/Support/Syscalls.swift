@@ -13,7 +13,7 @@ import Darwin
 /// `write`, `close`, `stat`, `poll`; `realloc` for growable buffers; `pthread_create` for the
 /// parsing thread and pthread mutexes and conditions for ``ConditionLock``; `ftruncate`,
 /// `fdatasync`, `rename`, `flock`, `mkdir`, `lstat`, `pread` and `unlink` for the download cache and `yajl split`; `isatty`,
-/// `nanosleep` and `exit` for the tool and the HTTP source's waits. Every call that can fail is
+/// `fflush` before writing to descriptor 1, `nanosleep` and `exit` for the tool and the HTTP source's waits. Every call that can fail is
 /// retried on `EINTR` in one helper, and `errno` becomes a ``JSONIOError`` naming the operation and
 /// its target.
 package enum Syscalls {
@@ -80,6 +80,13 @@ package enum Syscalls {
             if ready > 0 { return true }
         }
         return false
+    }
+
+    /// Hands what the C `stdout` stream buffers (Swift's `print`) to its descriptor, so that
+    /// bytes written to descriptor 1 directly come after what was printed before them.
+    /// (`fflush(NULL)`, every output stream: the `stdout` global is not concurrency-safe.)
+    package static func flushStandardOutputStream() {
+        fflush(nil)
     }
 
     /// Writes all of `bytes` to `fd`, looping over short writes.

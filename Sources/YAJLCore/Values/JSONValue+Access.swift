@@ -101,6 +101,7 @@ extension JSONValue {
         var options = JSONRecordOptions()
         options.order = .rfc
         options.parsesConcurrently = false
+        options.requireMatch = false  // an empty nodelist is an answer here
         options.maxBufferedBytes = Int.max
         let reader = try JSONRecordReader(JSONValue.self, at: query, from: .text(description), options: options)
         var values: [JSONValue] = []

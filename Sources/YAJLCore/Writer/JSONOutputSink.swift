@@ -16,6 +16,11 @@ public protocol JSONOutputSink {
 
 /// Writes to a file descriptor (standard output, a pipe, a file).
 ///
+/// On standard output it first flushes what Swift's `print` has buffered, so that lines printed
+/// before a write come before its bytes. What the writer still buffers (up to
+/// ``JSONWriter/Options/bufferSize``) goes out at ``JSONWriter/flush()`` or `finish()`: flush
+/// before you `print` between writes.
+///
 /// A failed write throws a ``JSONIOError`` naming the output and the OS error
 /// (`cannot write to standard output: No space left on device`). A descriptor given by the caller
 /// stays open; one opened by ``JSONOutputSink/file(_:)`` is closed when the last copy of the sink
@@ -43,8 +48,10 @@ public struct FileDescriptorOutputSink: JSONOutputSink {
         self.owner = closer
     }
 
-    /// Writes all of `bytes`, retrying short and interrupted writes.
+    /// Writes all of `bytes`, retrying short and interrupted writes. Writing to standard output
+    /// (descriptor 1) first flushes what `print` has buffered, so that the two keep their order.
     public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if fileDescriptor == 1 { Syscalls.flushStandardOutputStream() }
         try Syscalls.writeAll(fileDescriptor, bytes, target: name)
     }
 }

@@ -52,6 +52,6 @@ extension JSONWriter {
     ) throws {
         try checkValueAllowed("a \(T.self) value")
         let tree = try EncodingContext.encode(value, options: options, maxDepth: Self.maxDepth - depth)
-        try tree.write(to: self)
+        try tree.write(to: self, sortedKeys: options.sortsKeys)
     }
 }

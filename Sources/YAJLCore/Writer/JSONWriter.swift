@@ -117,6 +117,42 @@ public final class JSONWriter {
         )
     }
 
+    /// A writer dropped without ``finish()`` completes what it wrote, so that output never
+    /// vanishes in its buffer or stops in the middle of a value: it closes every open container
+    /// (a key still waiting for its value gets `null`) and hands its buffer to the sink. Errors
+    /// cannot be thrown from here and are lost: call ``finish()`` to see them. A writer whose
+    /// options or sink failed writes nothing more, nor does one after ``abandon()``.
+    deinit {
+        guard !abandoned else { return }
+        closeOpenContainers()
+        if !halted { try? flush() }
+    }
+
+    /// Whether ``abandon()`` was called.
+    private var abandoned = false
+
+    /// Leaves the output as it is: releasing the writer then neither closes what is open nor
+    /// flushes. For output that must show where it stopped (a reformat of input that turned out
+    /// to be invalid); call ``flush()`` first to hand over what the writer holds.
+    public func abandon() { abandoned = true }
+
+    /// Closes every open container, innermost first, giving a key that waits for its value
+    /// `null`; stops at the first error (a failed sink), which the next call throws.
+    func closeOpenContainers() {
+        do {
+            while !halted && !stack.isEmpty {
+                switch stack.innermost {
+                case .object(expectingKey: false): try null()
+                case .object(expectingKey: true): try endObject()
+                case .array: try endArray()
+                case .none: return
+                }
+            }
+        } catch {
+            return
+        }
+    }
+
     /// The nesting depth: how many objects and arrays are open.
     public var depth: Int { stack.count }
 
@@ -125,7 +161,9 @@ public final class JSONWriter {
 
     // MARK: Values
 
-    /// Opens an object (`{`) where a value may come.\n- Throws: `JSONWriterError` where a value is not allowed, or past `maxDepth`.
+    /// Opens an object (`{`) where a value may come.
+
+    /// - Throws: `JSONWriterError` where a value is not allowed, or past `maxDepth`.
     @inline(__always)
     public func startObject() throws {
         try beforeValue("an object")
@@ -134,7 +172,9 @@ public final class JSONWriter {
         stack.push(isArray: false)
     }
 
-    /// Closes the innermost object (`}`).\n- Throws: `JSONWriterError` when the innermost container is not an object, or a key has no value yet.
+    /// Closes the innermost object (`}`).
+
+    /// - Throws: `JSONWriterError` when the innermost container is not an object, or a key has no value yet.
     @inline(__always)
     public func endObject() throws {
         try checkOptions()
@@ -147,7 +187,9 @@ public final class JSONWriter {
         afterValue()
     }
 
-    /// Opens an array (`[`) where a value may come.\n- Throws: `JSONWriterError` where a value is not allowed, or past `maxDepth`.
+    /// Opens an array (`[`) where a value may come.
+
+    /// - Throws: `JSONWriterError` where a value is not allowed, or past `maxDepth`.
     @inline(__always)
     public func startArray() throws {
         try beforeValue("an array")
@@ -156,7 +198,9 @@ public final class JSONWriter {
         stack.push(isArray: true)
     }
 
-    /// Closes the innermost array (`]`).\n- Throws: `JSONWriterError` when the innermost container is not an array.
+    /// Closes the innermost array (`]`).
+
+    /// - Throws: `JSONWriterError` when the innermost container is not an array.
     @inline(__always)
     public func endArray() throws {
         try checkOptions()

@@ -64,6 +64,7 @@ let extractCommand = Command(
     input.inputs = files
 
     var options = JSONRecordOptions(parser: settings.parser)
+    options.requireMatch = false  // the command reports "no value matched" itself
     options.limit = settings.values["--limit"].flatMap { Int($0) }
     if settings.values["--order"] == "rfc" { options.order = .rfc }
     if let bytes = settings.values["--max-buffered-bytes"].flatMap({ Int($0) }) { options.maxBufferedBytes = bytes }
@@ -116,15 +117,18 @@ let extractCommand = Command(
         reportBadLines(reader.report)
         if written == 0 {
             let what = paths.count == 1 ? paths[0] : "any of " + paths.joined(separator: " ")
-            standardError.write("yajl: no value matched \(what)\n")
-            if settings.values["--require-match"] != nil { return ExitStatus.noMatch }
+            if settings.values["--require-match"] != nil {
+                standardError.write("yajl: error: no value matched \(what)\n")
+                return ExitStatus.noMatch
+            }
+            standardError.write("yajl: warning: no value matched \(what)\n")
         }
     } catch let error as JSONIOError where error.operation == .write {
         throw error
     } catch {
         try out.flush()
         progress?.finish(bytes: reader.report.bytesRead, records: written)
-        standardError.write("yajl: \(written) value\(written == 1 ? "" : "s") written before the error\n")
+        standardError.write("yajl: note: \(written) value\(written == 1 ? "" : "s") written before the error\n")
         throw error
     }
     return ExitStatus.success

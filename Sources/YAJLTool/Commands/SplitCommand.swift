@@ -15,7 +15,7 @@ let splitCommand = Command(
         One streaming pass over a document of any size (a single huge array included): every value the
         query selects is written, minified (numbers exactly as in the input), as one line of
         DIR/NAME-00000.ndjson, DIR/NAME-00001.ndjson, … (.ndjson.gz with --gzip). A shard is closed before
-        a record would take it past --shard-size (its size on disk); a record is never split, so a
+        a record would take it past --shard-size (bytes of NDJSON, uncompressed, with --gzip too); a record is never split, so a
         shard holds at least one. DIR/manifest.json lists the shards with their records and bytes, the totals, the query, and the
         source with its validator (ETag / Last-Modified of a URL, size and modification time of a file).
         Spark, Dask, DuckDB and BigQuery read the shards as NDJSON. The shards are written in a staging
@@ -26,7 +26,10 @@ let splitCommand = Command(
         """,
     options: parserOptionSpecs + [
         .value("--out", "DIR", "the directory of the shards and manifest.json (required)"),
-        .size("--shard-size", "about how many bytes each shard file holds (default 256M, at least 1K)") {
+        .size(
+            "--shard-size",
+            "about how many bytes of NDJSON each shard holds, uncompressed (default 256M, at least 1K)"
+        ) {
             $0.values["--shard-size"] = String($1)
         },
         .flag("--gzip", "compress each shard (gzip), named .ndjson.gz") { $0.values["--gzip"] = "1" },
@@ -59,6 +62,9 @@ let splitCommand = Command(
     var input = settings
     input.inputs = files
     var options = JSONRecordOptions(parser: settings.parser)
+    options.requireMatch = false  // the command reports "no value matched" itself
+    // The whole source is read (and validated), so that the manifest's source_bytes is its size.
+    options.stopsEarly = false
     if let bytes = settings.values["--max-buffered-bytes"].flatMap({ Int($0) }) { options.maxBufferedBytes = bytes }
     let (name, source) = inputSource(input)
     let reader: JSONRecordReader<JSONFragment>
@@ -91,30 +97,31 @@ let splitCommand = Command(
         standardError.write(
             "yajl: \(manifest.records) record\(manifest.records == 1 ? "" : "s") in \(shards.count) shard\(shards.count == 1 ? "" : "s") in \(directory)\n"
         )
-        if manifest.records == 0 { standardError.write("yajl: no value matched \(paths[0])\n") }
+        if manifest.records == 0 { standardError.write("yajl: warning: no value matched \(paths[0])\n") }
     } catch {
         writer.abandon()
         output.abandon()
-        standardError.write("yajl: no shard kept in \(directory): the split did not complete\n")
+        standardError.write("yajl: note: no shard kept in \(directory): the split did not complete\n")
         throw error
     }
     return ExitStatus.success
 }
 
-/// What identifies the version of the source that was split.
+/// What identifies the version of the source that was split: each field's name and its value as
+/// JSON (sizes are numbers, the rest strings).
 private func validator(of source: any JSONByteSource, name: String) -> [(String, String)] {
     if let http = source as? HTTPByteSource {
         var fields: [(String, String)] = []
-        if let etag = http.resourceETag { fields.append(("etag", etag)) }
-        if let date = http.resourceLastModified { fields.append(("last_modified", date)) }
-        if let length = http.resourceLength { fields.append(("length", String(length))) }
+        if let etag = http.resourceETag { fields.append(("etag", jsonQuoted(etag))) }
+        if let date = http.resourceLastModified { fields.append(("last_modified", jsonQuoted(date))) }
+        if let length = http.resourceLength { fields.append(("length", String(length))) }  // a number
         return fields
     }
     guard name != "stdin", let attributes = try? FileManager.default.attributesOfItem(atPath: name) else { return [] }
     var fields: [(String, String)] = []
     if let size = fileSize(name) { fields.append(("size", String(size))) }
     if let date = attributes[.modificationDate] as? Date {
-        fields.append(("modified", RFC3339.string(from: date)))
+        fields.append(("modified", jsonQuoted(RFC3339.string(from: date))))
     }
     return fields
 }
@@ -134,7 +141,7 @@ private struct Manifest {
         var text = "{\n  \"format\": \"ndjson\",\n  \"compression\": \(jsonQuoted(compression)),\n"
         text += "  \"source\": \(jsonQuoted(source)),\n  \"source_bytes\": \(sourceBytes),\n"
         text +=
-            "  \"validator\": {" + validator.map { "\(jsonQuoted($0.0)): \(jsonQuoted($0.1))" }.joined(separator: ", ")
+            "  \"validator\": {" + validator.map { "\(jsonQuoted($0.0)): \($0.1)" }.joined(separator: ", ")
         text += "},\n  \"query\": \(jsonQuoted(query)),\n"
         text += "  \"records\": \(records),\n  \"bytes\": \(shards.reduce(0) { $0 + $1.bytes }),\n  \"shards\": [\n"
         text += shards.map {

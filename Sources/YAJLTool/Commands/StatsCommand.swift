@@ -83,6 +83,7 @@ let statsCommand = Command(
 /// events would count it, the bad lines are skipped and reported on stderr.
 func statsSkippingBadLines(_ settings: ToolSettings) throws -> Int32 {
     var options = JSONRecordOptions(parser: settings.parser)
+    options.requireMatch = false  // zero values is a count like any other
     options.onBadLine = .skip
     options.parsesConcurrently = false
     let source = inputSource(settings).source

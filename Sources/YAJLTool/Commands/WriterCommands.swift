@@ -62,6 +62,7 @@ func writeStreaming(_ writer: JSONWriter, finalNewline: Bool, _ body: () throws 
     } catch let error as JSONIOError where error.operation == .write {
         throw error  // the output itself failed: nothing more can be written
     } catch {
+        writer.abandon()  // the output shows where the input broke: nothing is closed for it
         try writer.flush()  // a well-formed prefix; a failing output reports its own error
         throw error
     }
@@ -74,9 +75,12 @@ func writeStreaming(_ writer: JSONWriter, finalNewline: Bool, _ body: () throws 
 
 let toNDJSONCommand = Command(
     name: "to-ndjson",
-    summary: "Write the values at JSONPATH (e.g. a document's array of records) as NDJSON.",
+    summary: "Alias of 'extract' with one JSONPATH and no progress line: the values as NDJSON.",
     usage: "JSONPATH [FILE|-] [options]",
-    details: "Streaming: one minified value per line, numbers exactly as in the input. The inverse of from-ndjson.",
+    details: """
+        The same output as 'yajl extract JSONPATH --quiet', byte for byte: one minified value per \
+        line, numbers exactly as in the input. Kept as the name of the inverse of from-ndjson.
+        """,
     options: parserOptionSpecs + [badLinesOptionSpec],
     maxInputs: 2
 ) { settings in

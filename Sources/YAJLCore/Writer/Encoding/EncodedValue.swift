@@ -67,7 +67,9 @@ final class EncodedObject {
 extension EncodedValue {
     /// Writes the value through `writer`'s checked calls, with an explicit stack (no recursion,
     /// whatever the depth). The writer enforces its depth limit and reports it.
-    func write(to writer: JSONWriter) throws {
+    /// With `sortedKeys`, each object's members are written in the byte order of their keys'
+    /// UTF-8, as `JSONEncoder`'s `.sortedKeys` writes them.
+    func write(to writer: JSONWriter, sortedKeys: Bool = false) throws {
         var stack: [EncodedFrame] = []
         var next: EncodedValue? = self
         while true {
@@ -85,7 +87,7 @@ extension EncodedValue {
                     stack.append(.array(array.elements, 0))
                 case .object(let object):
                     try writer.startObject()
-                    stack.append(.object(object, 0))
+                    stack.append(.object(object, sortedKeys ? Self.order(of: object.keys) : nil, 0))
                 case .json(let json):
                     switch json {
                     case .array(let elements):
@@ -93,7 +95,9 @@ extension EncodedValue {
                         stack.append(.jsonArray(elements, 0))
                     case .object(let object):
                         try writer.startObject()
-                        stack.append(.jsonObject(object, 0))
+                        stack.append(
+                            .jsonObject(object, sortedKeys ? Self.order(of: object.members.map(\.key)) : nil, 0)
+                        )
                     default: try writer.write(json)  // a scalar: no nesting
                     }
                 }
@@ -107,13 +111,14 @@ extension EncodedValue {
                     stack.append(.array(elements, index + 1))
                     next = elements[index]
                 }
-            case .object(let object, let index):
+            case .object(let object, let order, let index):
                 if index == object.count {
                     try writer.endObject()
                 } else {
-                    stack.append(.object(object, index + 1))
-                    try writer.key(object.keys[index])
-                    next = object.values[index]
+                    stack.append(.object(object, order, index + 1))
+                    let member = order?[index] ?? index
+                    try writer.key(object.keys[member])
+                    next = object.values[member]
                 }
             case .jsonArray(let elements, let index):
                 if index == elements.count {
@@ -122,12 +127,12 @@ extension EncodedValue {
                     stack.append(.jsonArray(elements, index + 1))
                     next = .json(elements[index])
                 }
-            case .jsonObject(let object, let index):
+            case .jsonObject(let object, let order, let index):
                 if index == object.count {
                     try writer.endObject()
                 } else {
-                    stack.append(.jsonObject(object, index + 1))
-                    let member = object.members[index]
+                    stack.append(.jsonObject(object, order, index + 1))
+                    let member = object.members[order?[index] ?? index]
                     try writer.key(member.key)
                     next = .json(member.value)
                 }
@@ -136,10 +141,20 @@ extension EncodedValue {
     }
 }
 
+extension EncodedValue {
+    /// The positions of `keys` in the byte order of their UTF-8 (stable for equal keys).
+    fileprivate static func order(of keys: [String]) -> [Int] {
+        keys.indices.sorted { a, b in
+            keys[a].utf8.lexicographicallyPrecedes(keys[b].utf8) || (keys[a].utf8.elementsEqual(keys[b].utf8) && a < b)
+        }
+    }
+}
+
 /// A container being written, and the position of its next member or element.
 private enum EncodedFrame {
     case array([EncodedValue], Int)
-    case object(EncodedObject, Int)
+    /// An object, the order of its members when keys are sorted, the next position.
+    case object(EncodedObject, [Int]?, Int)
     case jsonArray(JSONArray, Int)
-    case jsonObject(JSONObject, Int)
+    case jsonObject(JSONObject, [Int]?, Int)
 }

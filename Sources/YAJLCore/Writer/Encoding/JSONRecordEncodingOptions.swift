@@ -67,6 +67,9 @@ public struct JSONRecordEncodingOptions: Sendable {
     public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy = .throw
     /// Values your `encode(to:)` implementations read from `encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// Write each object's members in the byte order of their keys' UTF-8, as `JSONEncoder`'s
+    /// `.sortedKeys` does. Default `false`: in the order `encode(to:)` wrote them.
+    public var sortsKeys = false
 
     /// Options with the given strategies.
     public init(

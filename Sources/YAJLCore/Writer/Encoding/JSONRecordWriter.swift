@@ -4,10 +4,22 @@
 /// never the document; a record that fails to encode writes nothing.
 ///
 /// ```swift
+/// try JSONRecordWriter<User>.write(to: .file("users.json")) { output in
+///     for user in users { try output.write(user) }
+/// }  // the array is closed and flushed here, even when the closure throws
+/// ```
+///
+/// Or keep the writer and call ``finish()``, which throws what went wrong at the end:
+///
+/// ```swift
 /// let output = JSONRecordWriter<User>(to: .standardOutput, layout: .ndjson)
 /// for user in users { try output.write(user) }
 /// try output.finish()
 /// ```
+///
+/// A writer dropped without ``finish()`` still finishes: it closes the array (or ends the last
+/// NDJSON line) and flushes, so records written are never lost in its buffer; an error then
+/// cannot be thrown and is lost, which is why ``finish()`` and the scoped form are better.
 public final class JSONRecordWriter<Record: Encodable> {
     /// How records are laid out.
     public enum Layout: Sendable {
@@ -27,6 +39,8 @@ public final class JSONRecordWriter<Record: Encodable> {
 
     /// The number of records written.
     public private(set) var count = 0
+    /// Whether ``finish()`` has run (a dropped writer then has nothing left to do).
+    private var finished = false
 
     /// A writer of records to `sink`. `writerOptions` can beautify the `.array` layout.
     public init(
@@ -72,7 +86,7 @@ public final class JSONRecordWriter<Record: Encodable> {
         )
         if layout == .array && !started && ownsWriter { try writer.startArray() }
         started = true
-        try tree.write(to: writer)
+        try tree.write(to: writer, sortedKeys: encoding.sortsKeys)
         count += 1
     }
 
@@ -89,9 +103,63 @@ public final class JSONRecordWriter<Record: Encodable> {
         }
     }
 
+    /// Writes records to `sink` with `body`, then finishes: the array is closed (or the last
+    /// NDJSON line ended) and everything flushed, also when `body` throws, whose error is then
+    /// rethrown after the records it wrote.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or the error of writing or finishing.
+    public static func write<Result>(
+        to sink: some JSONOutputSink,
+        layout: Layout = .array,
+        writerOptions: JSONWriter.Options = JSONWriter.Options(),
+        encoding: JSONRecordEncodingOptions = JSONRecordEncodingOptions(),
+        _ body: (JSONRecordWriter<Record>) throws -> Result
+    ) throws -> Result {
+        let writer = JSONRecordWriter(to: sink, layout: layout, writerOptions: writerOptions, encoding: encoding)
+        let result: Result
+        do {
+            result = try body(writer)
+        } catch {
+            try? writer.finish()
+            throw error
+        }
+        try writer.finish()
+        return result
+    }
+
+    /// Writes records to `sink` with an asynchronous `body`, then finishes, as the synchronous
+    /// form does: also when `body` throws.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws (`CancellationError` too), or the error of writing or finishing.
+    public static func write<Result>(
+        to sink: some JSONOutputSink,
+        layout: Layout = .array,
+        writerOptions: JSONWriter.Options = JSONWriter.Options(),
+        encoding: JSONRecordEncodingOptions = JSONRecordEncodingOptions(),
+        _ body: (JSONRecordWriter<Record>) async throws -> Result
+    ) async throws -> Result {
+        let writer = JSONRecordWriter(to: sink, layout: layout, writerOptions: writerOptions, encoding: encoding)
+        let result: Result
+        do {
+            result = try await body(writer)
+        } catch {
+            try? writer.finish()
+            throw error
+        }
+        try writer.finish()
+        return result
+    }
+
+    /// Finishes a writer that was dropped without ``finish()`` (see the type's documentation).
+    deinit {
+        if ownsWriter && !finished { try? finish() }
+    }
+
     /// Closes the array (or ends the last NDJSON line) and flushes everything to the sink.
+    /// Calling it again does nothing.
     public func finish() throws {
-        guard ownsWriter else { return }
+        guard ownsWriter, !finished else { return }
+        finished = true
         if layout == .array {
             if !started { try writer.startArray() }
             try writer.endArray()
