@@ -13,7 +13,8 @@ import Darwin
 /// `write`, `close`, `stat`, `poll`; `realloc` for growable buffers; `pthread_create` for the
 /// parsing thread and pthread mutexes and conditions for ``ConditionLock``; `ftruncate`,
 /// `fdatasync`, `rename`, `flock`, `mkdir`, `lstat`, `pread` and `unlink` for the download cache and `yajl split`; `isatty`,
-/// `fflush` before writing to descriptor 1, `nanosleep` and `exit` for the tool and the HTTP source's waits. Every call that can fail is
+/// `fflush` before writing to descriptor 1; `nanosleep` and `exit` for the tool and the HTTP
+/// source's waits. Every call that can fail is
 /// retried on `EINTR` in one helper, and `errno` becomes a ``JSONIOError`` naming the operation and
 /// its target.
 package enum Syscalls {

@@ -162,7 +162,6 @@ public final class JSONWriter {
     // MARK: Values
 
     /// Opens an object (`{`) where a value may come.
-
     /// - Throws: `JSONWriterError` where a value is not allowed, or past `maxDepth`.
     @inline(__always)
     public func startObject() throws {
@@ -173,7 +172,6 @@ public final class JSONWriter {
     }
 
     /// Closes the innermost object (`}`).
-
     /// - Throws: `JSONWriterError` when the innermost container is not an object, or a key has no value yet.
     @inline(__always)
     public func endObject() throws {
@@ -188,7 +186,6 @@ public final class JSONWriter {
     }
 
     /// Opens an array (`[`) where a value may come.
-
     /// - Throws: `JSONWriterError` where a value is not allowed, or past `maxDepth`.
     @inline(__always)
     public func startArray() throws {
@@ -199,7 +196,6 @@ public final class JSONWriter {
     }
 
     /// Closes the innermost array (`]`).
-
     /// - Throws: `JSONWriterError` when the innermost container is not an array.
     @inline(__always)
     public func endArray() throws {
