@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YAJL
+import YAJLCore
 
 #if canImport(Glibc)
 import Glibc
@@ -235,6 +236,45 @@ struct NewUserMistakesTests {
             let value = try JSONValue(parsing: sink.data)
             #expect(value.arrayValue != nil, "\(sink.string)")
         }
+    }
+
+    /// A writer kept in a global of a `main.swift` is never released: the process's exit
+    /// completes it (`UnfinishedWriters`, run by `atexit`); here the same completion is run on
+    /// this test's own writers, which stay alive throughout.
+    @Test("writers that are never released finish at exit; memory writers are not kept", arguments: [0, 1, 5])
+    func writersNeverReleasedFinishAtExit(count: Int) throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let records = directory + "/at-exit-records-\(getpid())-\(count).json"
+        let lines = directory + "/at-exit-lines-\(getpid())-\(count).ndjson"
+        let plain = directory + "/at-exit-plain-\(getpid())-\(count).json"
+        defer { for path in [records, lines, plain] { unlink(path) } }
+        let array = JSONRecordWriter<Item>(to: try .file(records))
+        let ndjson = JSONRecordWriter<Item>(to: try .file(lines), layout: .ndjson)
+        for id in 0..<count {
+            try array.write(Item(id: id))
+            try ndjson.write(Item(id: id))
+        }
+        let writer = JSONWriter(to: try .file(plain))
+        try writer.startObject()
+        try writer.key("a")
+        try writer.startArray()
+        for id in 0..<count { try writer.string("v\(id)") }
+        try writer.startObject()
+        try writer.key("k")
+        let memory = JSONWriter(to: MemoryOutputSink())
+        #expect(UnfinishedWriters.contains(array) && UnfinishedWriters.contains(ndjson) && UnfinishedWriters.contains(writer))
+        #expect(!UnfinishedWriters.contains(memory))
+        UnfinishedWriters.completeAll(only: [array, ndjson, writer])
+        #expect(!UnfinishedWriters.contains(array) && !UnfinishedWriters.contains(writer))
+        let expected = (0..<count).map(Item.init)
+        #expect(try JSONDecoder().decode([Item].self, from: Data(contentsOf: URL(fileURLWithPath: records))) == expected)
+        let text = try String(contentsOfFile: lines, encoding: .utf8)
+        #expect(try text.split(separator: "\n").map { try JSONDecoder().decode(Item.self, from: Data($0.utf8)) } == expected)
+        let strings = (0..<count).map { "\"v\($0)\"," }.joined()
+        #expect(try String(contentsOfFile: plain, encoding: .utf8) == #"{"a":["# + strings + #"{"k":null}]}"#)
+        try array.finish()  // already finished: nothing more is written
+        #expect(try JSONDecoder().decode([Item].self, from: Data(contentsOf: URL(fileURLWithPath: records))) == expected)
+        withExtendedLifetime((array, ndjson, writer, memory)) {}
     }
 
     @Test("JSONWriter.write(to:) closes what the closure left open")

@@ -13,7 +13,8 @@ import Darwin
 /// `write`, `close`, `stat`, `poll`; `realloc` for growable buffers; `pthread_create` for the
 /// parsing thread and pthread mutexes and conditions for ``ConditionLock``; `ftruncate`,
 /// `fdatasync`, `rename`, `flock`, `mkdir`, `lstat`, `pread` and `unlink` for the download cache and `yajl split`; `isatty`,
-/// `fflush` before writing to descriptor 1; `nanosleep` and `exit` for the tool and the HTTP
+/// `fflush` before writing to descriptor 1; `atexit` for writers left unfinished; `nanosleep` and
+/// `exit` for the tool and the HTTP
 /// source's waits. Every call that can fail is
 /// retried on `EINTR` in one helper, and `errno` becomes a ``JSONIOError`` naming the operation and
 /// its target.
@@ -311,6 +312,10 @@ package enum Syscalls {
 
     /// Ends the process with `status` (after C's `atexit` handlers and stdio flushing).
     package static func exit(_ status: Int32) -> Never { systemExit(status) }
+
+    /// Runs `handler` when the process exits normally (`atexit`: a return from `main` or
+    /// `exit()`, not a crash or a signal).
+    package static func atExit(_ handler: @convention(c) () -> Void) { _ = atexit(handler) }
 
     /// Sleeps for `seconds` (at most; a signal may end it early, which callers polling a flag
     /// do not mind).

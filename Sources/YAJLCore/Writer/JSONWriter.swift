@@ -115,6 +115,7 @@ public final class JSONWriter {
             options: usable,
             output: GeneratorOutput(sink: sink, capacity: min(max(1, usable.bufferSize), 1 << 30))
         )
+        if !(sink is MemoryOutputSink) { UnfinishedWriters.add(self, rank: 1) }
     }
 
     /// A writer dropped without ``finish()`` completes what it wrote, so that output never
@@ -122,10 +123,11 @@ public final class JSONWriter {
     /// (a key still waiting for its value gets `null`) and hands its buffer to the sink. Errors
     /// cannot be thrown from here and are lost: call ``finish()`` to see them. A writer whose
     /// options or sink failed writes nothing more, nor does one after ``abandon()``.
+    /// The same happens at a normal exit of the process to a writer that is never released (a
+    /// global of a `main.swift`), unless it writes to a ``MemoryOutputSink``.
     deinit {
-        guard !abandoned else { return }
-        closeOpenContainers()
-        if !halted { try? flush() }
+        UnfinishedWriters.remove(self)
+        completeAtExit()
     }
 
     /// Whether ``abandon()`` was called.
@@ -134,7 +136,10 @@ public final class JSONWriter {
     /// Leaves the output as it is: releasing the writer then neither closes what is open nor
     /// flushes. For output that must show where it stopped (a reformat of input that turned out
     /// to be invalid); call ``flush()`` first to hand over what the writer holds.
-    public func abandon() { abandoned = true }
+    public func abandon() {
+        abandoned = true
+        UnfinishedWriters.remove(self)
+    }
 
     /// Closes every open container, innermost first, giving a key that waits for its value
     /// `null`; stops at the first error (a failed sink), which the next call throws.
@@ -456,3 +461,11 @@ public final class JSONWriter {
 
 @available(*, unavailable, message: "a JSONWriter is used from one thread at a time")
 extension JSONWriter: Sendable {}
+
+extension JSONWriter: CompletesAtExit {
+    func completeAtExit() {
+        guard !abandoned else { return }
+        closeOpenContainers()
+        if !halted { try? flush() }
+    }
+}

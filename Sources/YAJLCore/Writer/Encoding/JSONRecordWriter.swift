@@ -19,7 +19,9 @@
 ///
 /// A writer dropped without ``finish()`` still finishes: it closes the array (or ends the last
 /// NDJSON line) and flushes, so records written are never lost in its buffer; an error then
-/// cannot be thrown and is lost, which is why ``finish()`` and the scoped form are better.
+/// cannot be thrown and is lost, which is why ``finish()`` and the scoped form are better. A
+/// writer that is never released (a global of a `main.swift`) finishes so when the process exits
+/// normally (returns from `main` or calls `exit`).
 public final class JSONRecordWriter<Record: Encodable> {
     /// How records are laid out.
     public enum Layout: Sendable {
@@ -57,6 +59,7 @@ public final class JSONRecordWriter<Record: Encodable> {
         writer = JSONWriter(to: sink, options: options)
         if layout == .ndjson { writer.allowMultipleValues(separator: "\n") }
         self.encoding = encoding
+        if !(sink is MemoryOutputSink) { UnfinishedWriters.add(self, rank: 0) }
     }
 
     /// A writer of records as elements of the array that `writer` has open (or as its top-level
@@ -152,6 +155,7 @@ public final class JSONRecordWriter<Record: Encodable> {
 
     /// Finishes a writer that was dropped without ``finish()`` (see the type's documentation).
     deinit {
+        UnfinishedWriters.remove(self)
         if ownsWriter && !finished { try? finish() }
     }
 
@@ -160,6 +164,7 @@ public final class JSONRecordWriter<Record: Encodable> {
     public func finish() throws {
         guard ownsWriter, !finished else { return }
         finished = true
+        UnfinishedWriters.remove(self)
         if layout == .array {
             if !started { try writer.startArray() }
             try writer.endArray()
@@ -173,3 +178,7 @@ public final class JSONRecordWriter<Record: Encodable> {
 
 @available(*, unavailable, message: "a JSONRecordWriter is used from one thread at a time")
 extension JSONRecordWriter: Sendable {}
+
+extension JSONRecordWriter: CompletesAtExit {
+    func completeAtExit() { try? finish() }
+}
