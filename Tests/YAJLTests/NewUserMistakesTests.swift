@@ -262,19 +262,79 @@ struct NewUserMistakesTests {
         try writer.startObject()
         try writer.key("k")
         let memory = JSONWriter(to: MemoryOutputSink())
-        #expect(UnfinishedWriters.contains(array) && UnfinishedWriters.contains(ndjson) && UnfinishedWriters.contains(writer))
+        #expect(
+            UnfinishedWriters.contains(array) && UnfinishedWriters.contains(ndjson)
+                && UnfinishedWriters.contains(writer)
+        )
         #expect(!UnfinishedWriters.contains(memory))
         UnfinishedWriters.completeAll(only: [array, ndjson, writer])
         #expect(!UnfinishedWriters.contains(array) && !UnfinishedWriters.contains(writer))
         let expected = (0..<count).map(Item.init)
-        #expect(try JSONDecoder().decode([Item].self, from: Data(contentsOf: URL(fileURLWithPath: records))) == expected)
+        #expect(
+            try JSONDecoder().decode([Item].self, from: Data(contentsOf: URL(fileURLWithPath: records))) == expected
+        )
         let text = try String(contentsOfFile: lines, encoding: .utf8)
-        #expect(try text.split(separator: "\n").map { try JSONDecoder().decode(Item.self, from: Data($0.utf8)) } == expected)
+        #expect(
+            try text.split(separator: "\n").map { try JSONDecoder().decode(Item.self, from: Data($0.utf8)) } == expected
+        )
         let strings = (0..<count).map { "\"v\($0)\"," }.joined()
         #expect(try String(contentsOfFile: plain, encoding: .utf8) == #"{"a":["# + strings + #"{"k":null}]}"#)
         try array.finish()  // already finished: nothing more is written
-        #expect(try JSONDecoder().decode([Item].self, from: Data(contentsOf: URL(fileURLWithPath: records))) == expected)
+        #expect(
+            try JSONDecoder().decode([Item].self, from: Data(contentsOf: URL(fileURLWithPath: records))) == expected
+        )
         withExtendedLifetime((array, ndjson, writer, memory)) {}
+    }
+
+    /// The same through a real exit: this test process is run again, with only
+    /// ``exitProbe()``, which leaves writers unfinished in a global and returns; the files must
+    /// hold complete documents once that process has exited.
+    @Test("writers left in a global finish when the process exits")
+    func writersLeftInGlobalsFinishAtExit() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("at-exit-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        child.arguments = ["--testing-library", "swift-testing", "--filter", "exitProbe"]
+        child.environment = ProcessInfo.processInfo.environment.merging(["YAJL_EXIT_PROBE": folder]) { $1 }
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        child.waitUntilExit()
+        #expect(child.terminationStatus == 0)
+        let records = try Data(contentsOf: URL(fileURLWithPath: folder + "/records.json"))
+        #expect(try JSONDecoder().decode([Item].self, from: records) == (0..<3).map(Item.init))
+        let lines = try String(contentsOfFile: folder + "/lines.ndjson", encoding: .utf8)
+        #expect(lines == (0..<3).map { #"{"id":\#($0)}"# + "\n" }.joined())
+        #expect(try String(contentsOfFile: folder + "/plain.json", encoding: .utf8) == #"{"a":["x",{"k":null}]}"#)
+    }
+
+    /// Run only as the child process of ``writersLeftInGlobalsFinishAtExit()`` (`YAJL_EXIT_PROBE`
+    /// names its folder): writers left unfinished in a global, as in a `main.swift`.
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["YAJL_EXIT_PROBE"] != nil,
+            "runs only as the child process of 'writers left in a global finish when the process exits'"
+        )
+    )
+    func exitProbe() throws {
+        let folder = try #require(ProcessInfo.processInfo.environment["YAJL_EXIT_PROBE"])
+        let array = JSONRecordWriter<Item>(to: try .file(folder + "/records.json"))
+        let ndjson = JSONRecordWriter<Item>(to: try .file(folder + "/lines.ndjson"), layout: .ndjson)
+        for id in 0..<3 {
+            try array.write(Item(id: id))
+            try ndjson.write(Item(id: id))
+        }
+        let writer = JSONWriter(to: try .file(folder + "/plain.json"))
+        try writer.startObject()
+        try writer.key("a")
+        try writer.startArray()
+        try writer.string("x")
+        try writer.startObject()
+        try writer.key("k")
+        exitProbeWriters = [array, ndjson, writer]
     }
 
     @Test("JSONWriter.write(to:) closes what the closure left open")
@@ -394,6 +454,9 @@ struct NewUserMistakesTests {
         #expect(try decoder.decode(Event.self, from: text).at == Date(timeIntervalSince1970: 1_796_551_200))
     }
 }
+
+/// What ``NewUserMistakesTests/exitProbe()`` leaves for the process's exit, never released.
+nonisolated(unsafe) var exitProbeWriters: [AnyObject] = []
 
 /// A small deterministic generator (SplitMix64).
 struct SplitMix: RandomNumberGenerator {
