@@ -105,7 +105,8 @@ final class ParallelRecordReader<Record: Decodable & Sendable> {
         at paths: [String],
         from source: some JSONByteSource,
         options: JSONRecordOptions,
-        parallel: JSONParallelOptions
+        parallel: JSONParallelOptions,
+        report: JSONRecordReport? = nil
     ) throws {
         var options = options
         options.parser.allowMultipleValues = true
@@ -123,7 +124,7 @@ final class ParallelRecordReader<Record: Decodable & Sendable> {
         unordered = !parallel.ordered
         let queries = try paths.map(JSONPathQuery.init)
         try RecordParser.validate(queries)
-        report = JSONRecordReport(maxKept: options.maxKeptFailures)
+        self.report = report ?? JSONRecordReport(maxKept: options.maxKeptFailures)
         limit = options.limit
         // Each block selects its own part: whether anything matched is decided over all of them.
         var blockOptions = options

@@ -29,6 +29,8 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
     enum Source {
         case async(any AsyncJSONByteSource)
         case blocking(any JSONByteSource)
+        /// NDJSON on every core: makes the engine of one iteration (``AsyncParallelRecords``).
+        case parallel((JSONRecordOptions, JSONRecordReport) -> any ParallelRecordsIterating<Record>)
     }
 
     /// What the iterations have done so far: records delivered and skipped, bytes read.
@@ -131,7 +133,12 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
         public struct AsyncIterator: AsyncIteratorProtocol {
             /// The engine; a class, so that dropping the iterator (leaving a `for try await`
             /// loop early) stops its parsing thread.
-            private let stream: Result<RecordStream<Record>, any Error>
+            private let engine: Result<Engine, any Error>
+
+            private enum Engine {
+                case serial(RecordStream<Record>)
+                case parallel(any ParallelRecordsIterating<Record>)
+            }
 
             init(
                 queries: Result<[JSONPathQuery], JSONPathSyntaxError>,
@@ -143,25 +150,80 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
                 switch source {
                 case .async(let async): input = .async(async)
                 case .blocking(let blocking): input = .blocking(blocking)
+                case .parallel(let make):
+                    engine = .success(.parallel(make(options, report)))
+                    return
                 }
-                stream = Result {
-                    try RecordStream(queries: try queries.get(), input: input, options: options, report: report)
+                engine = Result {
+                    .serial(
+                        try RecordStream(queries: try queries.get(), input: input, options: options, report: report)
+                    )
                 }
             }
 
             nonisolated(nonsending) public mutating func next() async throws -> JSONRecord<Record>? {
-                try await stream.get().next()
+                switch try engine.get() {
+                case .serial(let stream): try await stream.next()
+                case .parallel(let records): try await records.next()
+                }
             }
 
             /// The next record's value, without building its ``JSONRecord``.
             nonisolated(nonsending) mutating func nextValue() async throws -> Record? {
-                try await stream.get().nextValue()
+                switch try engine.get() {
+                case .serial(let stream): try await stream.nextValue()
+                case .parallel(let records): try await records.next()?.value
+                }
             }
         }
     }
 }
 
 extension JSONRecords where Record: Sendable {
+    /// The records at any of `paths` in the NDJSON of a blocking source, parsed and decoded on
+    /// every core, in input order, as `JSONRecordReader(_:at:from:options:parallel:)` reads them
+    /// (the same records, paths, lines, errors and options; see <doc:ParallelNDJSON>): the reader
+    /// runs on a thread of its own and hands the task batches of up to 256 decoded records, so
+    /// the task suspends, never blocks, while it waits. Cancelling the task or ending the
+    /// iteration stops that thread and releases the workers and the source. Options out of range
+    /// and invalid paths are the first `next()`'s error.
+    public init(
+        _ type: Record.Type = Record.self,
+        at paths: [String],
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions(),
+        parallel: JSONParallelOptions
+    ) {
+        self.init(
+            type,
+            at: paths,
+            from: .parallel({ options, report in
+                AsyncParallelRecords<Record> {
+                    try ParallelRecordReader(
+                        at: paths,
+                        from: source,
+                        options: options,
+                        parallel: parallel,
+                        report: report
+                    )
+                }
+            }),
+            options: options
+        )
+    }
+
+    /// The records at `path` in the NDJSON of a blocking source, parsed on every core (see the
+    /// form with several paths).
+    public init(
+        _ type: Record.Type = Record.self,
+        at path: String,
+        from source: some JSONByteSource,
+        options: JSONRecordOptions = JSONRecordOptions(),
+        parallel: JSONParallelOptions
+    ) {
+        self.init(type, at: [path], from: source, options: options, parallel: parallel)
+    }
+
     /// The records at `path`, from a blocking source (a file, a pipe), read from async code, for a
     /// `Sendable` record type: with ``JSONRecordOptions/parsesConcurrently``, the parsing thread
     /// also decodes records whenever the task is behind (see the overview). Chosen by the compiler
