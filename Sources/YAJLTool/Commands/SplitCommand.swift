@@ -15,9 +15,11 @@ let splitCommand = Command(
         One streaming pass over a document of any size (a single huge array included): every value the
         query selects is written, minified (numbers exactly as in the input), as one line of
         DIR/NAME-00000.ndjson, DIR/NAME-00001.ndjson, … (.ndjson.gz with --gzip). A shard is closed before
-        a record would take it past --shard-size (bytes of NDJSON, uncompressed, with --gzip too); a record is never split, so a
-        shard holds at least one. DIR/manifest.json lists the shards with their records and bytes, the totals, the query, and the
-        source with its validator (ETag / Last-Modified of a URL, size and modification time of a file).
+        a record would take it past --shard-size, counted in bytes of NDJSON before compression (as
+        engines size their tasks); a record is never split, so a shard holds at least one.
+        DIR/manifest.json lists the shards with their records and bytes, the totals, the query, the
+        source's size (the whole source is read and validated) and its validator (ETag / Last-Modified
+        of a URL, size and modification time of a file; sizes are numbers).
         Spark, Dask, DuckDB and BigQuery read the shards as NDJSON. The shards are written in a staging
         folder inside DIR (.yajl-split-*) and moved into DIR, the manifest last, only once all are
         complete: an interrupted split never looks finished. DIR is created if needed; one that holds a
