@@ -429,6 +429,31 @@ struct NewUserMistakesTests {
         }
     }
 
+    /// Queries that read past the first line fail there, with the hint. (A query that stops
+    /// early, such as `$.id`, stops inside the first line, before the second is read: documented
+    /// with ``JSONRecordOptions/stopsEarly``.)
+    @Test(
+        "NDJSON without the flag fails, whatever the reader",
+        arguments: ["$", "$.*", "$..id", "$[?@.id > 0]", "$.missing"]
+    )
+    func ndjsonWithoutTheFlagAndAQuery(query: String) async throws {
+        let text = (1...50).map { #"{"id": \#($0)}"# }.joined(separator: "\n") + "\n"
+        for concurrently in [false, true] {
+            var options = JSONRecordOptions()
+            options.parsesConcurrently = concurrently
+            let reader = try JSONRecordReader(JSONValue.self, at: query, from: .text(text), options: options)
+            do {
+                while try reader.next() != nil {}
+                Issue.record("\(query): read NDJSON as one document without an error")
+            } catch let error as JSONParseError {
+                #expect(error.description.contains("allowMultipleValues"), "\(error)")
+            }
+        }
+        await #expect(throws: JSONParseError.self) {
+            for try await _ in JSONRecords(JSONValue.self, at: query, from: .text(text)) {}
+        }
+    }
+
     @Test("garbage on the same line gets no NDJSON hint", arguments: ["{} {}", "[1] x", "1 2", "{}\n}"])
     func garbageOnTheSameLine(text: String) throws {
         do {

@@ -28,7 +28,9 @@ public struct JSONRecordOptions: Sendable {
     public var maxKeptFailures = 1_000
     /// Stop reading once no selected path can match any more (e.g. `$.results` has closed).
     /// Default `true`. It assumes keys are unique, as RFC 8259 recommends, and the input after that
-    /// point is neither read nor validated. Never applies with `allowMultipleValues`.
+    /// point is neither read nor validated. Never applies with `allowMultipleValues`: set that for
+    /// NDJSON, which read as one document would stop inside its first line for a query such as
+    /// `$.id` (other queries fail at the second line, with an error that names the option).
     public var stopsEarly = true
     /// What a malformed NDJSON line does. Default ``BadLinePolicy/stop``.
     public var onBadLine = BadLinePolicy.stop
