@@ -128,6 +128,63 @@ struct DropInCoderTests {
         #expect(throws: (any Error).self) { try JSONRecordDecoder().decode(Row.self, from: data) }
     }
 
+    /// What a `catch DecodingError…` written for `JSONDecoder` sees, it finds in `underlying`.
+    @Test("a value that does not decode: JSONDecoder's DecodingError is the underlying error", arguments: 0..<4)
+    func decodingErrorsMatchFoundation(seed: UInt64) throws {
+        struct Inner: Decodable {
+            let n: Int
+            let s: String
+        }
+        struct Outer: Decodable {
+            let a: [Inner]
+            let b: Bool?
+        }
+        var random = SplitMix(seed: seed)
+        let breakages = [
+            #"{"a": [{"n": 1, "s": "x"}, {"n": "1", "s": "x"}], "b": true}"#,  // typeMismatch
+            #"{"a": [{"n": 1, "s": "x"}, {"s": "x"}]}"#,  // keyNotFound
+            #"{"a": [{"n": 1, "s": null}], "b": false}"#,  // valueNotFound
+            #"{"a": {"n": 1}}"#,  // typeMismatch: an object for an array
+            #"{"a": [{"n": 1.5, "s": "x"}]}"#,  // dataCorrupted: not an Int
+            #"{"b": true}"#,  // keyNotFound at the top
+        ]
+        for _ in 0..<6 {
+            let text = breakages[Int(random.next() % UInt64(breakages.count))]
+            var foundation: DecodingError?
+            do { _ = try JSONDecoder().decode(Outer.self, from: Data(text.utf8)) } catch let error as DecodingError {
+                foundation = error
+            }
+            let expected = try #require(foundation, "\(text)")
+            do {
+                _ = try JSONRecordDecoder().decode(Outer.self, from: text)
+                Issue.record("decoded \(text)")
+            } catch let error as JSONRecordDecodingError {
+                let underlying = try #require(error.underlying, "\(text)")
+                if case .dataCorrupted = expected {
+                    // JSONDecoder reports a number that does not fit at an empty coding path;
+                    // ours has the path (FoundationParity.md).
+                    #expect(Self.shape(underlying).hasPrefix("dataCorrupted at a.[0].n"), "\(text)")
+                } else {
+                    #expect(Self.shape(underlying) == Self.shape(expected), "\(text)")
+                }
+            }
+        }
+    }
+
+    /// A `DecodingError`'s case, coding path and type or key, as text.
+    static func shape(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "typeMismatch \(type) at \(path(context))"
+        case .valueNotFound(let type, let context): return "valueNotFound \(type) at \(path(context))"
+        case .keyNotFound(let key, let context): return "keyNotFound \(key.stringValue) at \(path(context))"
+        case .dataCorrupted(let context): return "dataCorrupted at \(path(context))"
+        @unknown default: return "\(error)"
+        }
+    }
+
     @Test("userInfo reaches init(from:) and encode(to:)")
     func userInfo() throws {
         struct Probe: Codable {
