@@ -181,6 +181,11 @@ struct ToolScaleOutTests {
         .enabled(if: ToolTests.executable != nil, "yajl executable not built")
     )
     func daskDistributedReadsTheShards() throws {
+        if let sanitizer = ProcessInfo.processInfo.environment["YAJL_SANITIZER"] {
+            // What this adds under a sanitizer is Dask's side; the sanitized split is checked above.
+            print("⚠️  SKIPPING the dask.distributed check under the \(sanitizer) sanitizer: it runs in make test")
+            return
+        }
         let setup = Process()
         setup.executableURL = URL(fileURLWithPath: "/bin/bash")
         setup.arguments = [SharedMaterial.packageRoot.appendingPathComponent("scripts/install-dask.sh").path]
