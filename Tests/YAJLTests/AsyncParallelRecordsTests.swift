@@ -14,7 +14,7 @@ struct AsyncParallelRecordsTests {
 
     /// NDJSON of `lines` rows, with blank lines and, at `badLine`, a broken one.
     static func ndjson(lines: Int, seed: UInt64, badLine: Int? = nil) -> String {
-        var random = SplitMix(seed: seed)
+        var random = NumberParsingTests.SplitMix(state: seed)
         var text = ""
         for line in 0..<lines {
             if line == badLine {

@@ -17,7 +17,7 @@ struct DropInCoderTests {
     }
 
     static func rows(seed: UInt64, count: Int) -> [Row] {
-        var random = SplitMix(seed: seed)
+        var random = NumberParsingTests.SplitMix(state: seed)
         let alphabet = Array("aZ_/é东😀 \"\\\n09")
         func text() -> String {
             String((0..<Int(random.next() % 12)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
@@ -139,7 +139,7 @@ struct DropInCoderTests {
             let a: [Inner]
             let b: Bool?
         }
-        var random = SplitMix(seed: seed)
+        var random = NumberParsingTests.SplitMix(state: seed)
         let breakages = [
             #"{"a": [{"n": 1, "s": "x"}, {"n": "1", "s": "x"}], "b": true}"#,  // typeMismatch
             #"{"a": [{"n": 1, "s": "x"}, {"s": "x"}]}"#,  // keyNotFound

@@ -194,7 +194,7 @@ struct NewUserMistakesTests {
     /// everything written, every open container closed.
     @Test("a JSONWriter dropped anywhere completes valid JSON", arguments: 0..<8)
     func droppedWritersCloseTheirContainers(seed: UInt64) throws {
-        var random = SplitMix(seed: seed)
+        var random = NumberParsingTests.SplitMix(state: seed)
         for _ in 0..<60 {
             let sink = MemoryOutputSink()
             var steps = 0
@@ -482,16 +482,3 @@ struct NewUserMistakesTests {
 
 /// What ``NewUserMistakesTests/exitProbe()`` leaves for the process's exit, never released.
 nonisolated(unsafe) var exitProbeWriters: [AnyObject] = []
-
-/// A small deterministic generator (SplitMix64).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -130,14 +130,20 @@ struct ToolScaleOutTests {
         #expect(try ToolTests.run(["split", "$[*]", array.path]).status == 2)  // no --out
     }
 
-    @Test(
-        "DuckDB reads the shards: the source's count and sums",
-        .enabled(if: ToolTests.executable != nil, "yajl executable not built")
-    )
-    func duckDBReadsTheShards() throws {
+    /// Installs a Python engine with `installer` (a script that prints its PYTHONPATH), splits
+    /// the records document into 256 KiB shards, plain and gzip, and runs `checker` (a script
+    /// given DIR, SOURCE and `results`) over each: its standard output, parsed. `nil`, having
+    /// said so, when the engine cannot be installed from PyPI.
+    static func readShards(
+        with engine: String,
+        installer: String,
+        checker: String
+    ) throws -> [(
+        gzip: Bool, answer: [String: Any]
+    )]? {
         let setup = Process()
         setup.executableURL = URL(fileURLWithPath: "/bin/bash")
-        setup.arguments = [SharedMaterial.packageRoot.appendingPathComponent("scripts/install-duckdb.sh").path]
+        setup.arguments = [SharedMaterial.packageRoot.appendingPathComponent("scripts/\(installer)").path]
         let output = Pipe()
         setup.standardOutput = output
         try setup.run()
@@ -146,12 +152,13 @@ struct ToolScaleOutTests {
         setup.waitUntilExit()
         guard setup.terminationStatus == 0, !directory.isEmpty else {
             print(
-                "⚠️  SKIPPING the DuckDB check of yajl split: DuckDB could not be installed from PyPI (scripts/install-duckdb.sh)"
+                "⚠️  SKIPPING the \(engine) check of yajl split: \(engine) could not be installed from PyPI (scripts/\(installer))"
             )
-            return
+            return nil
         }
+        var answers: [(gzip: Bool, answer: [String: Any])] = []
         for gzip in [false, true] {
-            let out = Self.directory("split-duckdb")
+            let out = Self.directory("split-\(engine)")
             defer { try? FileManager.default.removeItem(atPath: out) }
             let run = try ToolTests.run(
                 ["split", "$.results[*]", Self.records, "--out", out, "--shard-size", "256K"] + (gzip ? ["--gzip"] : [])
@@ -160,7 +167,7 @@ struct ToolScaleOutTests {
             let check = Process()
             check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             check.arguments = [
-                "python3", SharedMaterial.packageRoot.appendingPathComponent("scripts/duckdb-shards.py").path, out,
+                "python3", SharedMaterial.packageRoot.appendingPathComponent("scripts/\(checker)").path, out,
                 Self.records, "results",
             ]
             check.environment = ProcessInfo.processInfo.environment.merging(["PYTHONPATH": directory]) { $1 }
@@ -169,10 +176,32 @@ struct ToolScaleOutTests {
             try check.run()
             let data = result.fileHandleForReading.readDataToEndOfFile()
             check.waitUntilExit()
-            #expect(check.terminationStatus == 0)
-            let answer = try #require(JSONSerialization.jsonObject(with: data) as? [String: [Double]])
-            #expect(answer["duckdb"] == answer["source"], "gzip: \(gzip)")
-            #expect((answer["source"]?.first ?? 0) > 5000)
+            #expect(check.terminationStatus == 0, "\(engine), gzip: \(gzip)")
+            let answer = try #require(
+                JSONSerialization.jsonObject(with: data) as? [String: Any],
+                "\(String(decoding: data, as: UTF8.self))"
+            )
+            answers.append((gzip, answer))
+        }
+        return answers
+    }
+
+    @Test(
+        "DuckDB reads the shards: the source's count and sums",
+        .enabled(if: ToolTests.executable != nil, "yajl executable not built")
+    )
+    func duckDBReadsTheShards() throws {
+        guard
+            let answers = try Self.readShards(
+                with: "DuckDB",
+                installer: "install-duckdb.sh",
+                checker: "duckdb-shards.py"
+            )
+        else { return }
+        for (gzip, answer) in answers {
+            let duckdb = try #require(answer["duckdb"] as? [Double])
+            #expect(duckdb == answer["source"] as? [Double], "gzip: \(gzip)")
+            #expect((duckdb.first ?? 0) > 5000)
         }
     }
 
@@ -186,45 +215,9 @@ struct ToolScaleOutTests {
             print("⚠️  SKIPPING the dask.distributed check under the \(sanitizer) sanitizer: it runs in make test")
             return
         }
-        let setup = Process()
-        setup.executableURL = URL(fileURLWithPath: "/bin/bash")
-        setup.arguments = [SharedMaterial.packageRoot.appendingPathComponent("scripts/install-dask.sh").path]
-        let output = Pipe()
-        setup.standardOutput = output
-        try setup.run()
-        let directory = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        setup.waitUntilExit()
-        guard setup.terminationStatus == 0, !directory.isEmpty else {
-            print(
-                "⚠️  SKIPPING the dask.distributed check of yajl split: Dask could not be installed from PyPI (scripts/install-dask.sh)"
-            )
-            return
-        }
-        for gzip in [false, true] {
-            let out = Self.directory("split-dask")
-            defer { try? FileManager.default.removeItem(atPath: out) }
-            let run = try ToolTests.run(
-                ["split", "$.results[*]", Self.records, "--out", out, "--shard-size", "256K"] + (gzip ? ["--gzip"] : [])
-            )
-            #expect(run.status == 0, "\(run.stderr)")
-            let check = Process()
-            check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            check.arguments = [
-                "python3", SharedMaterial.packageRoot.appendingPathComponent("scripts/dask-shards.py").path, out,
-                Self.records, "results",
-            ]
-            check.environment = ProcessInfo.processInfo.environment.merging(["PYTHONPATH": directory]) { $1 }
-            let result = Pipe()
-            check.standardOutput = result
-            try check.run()
-            let data = result.fileHandleForReading.readDataToEndOfFile()
-            check.waitUntilExit()
-            #expect(check.terminationStatus == 0)
-            let answer = try #require(
-                JSONSerialization.jsonObject(with: data) as? [String: Any],
-                "\(String(decoding: data, as: UTF8.self))"
-            )
+        guard let answers = try Self.readShards(with: "Dask", installer: "install-dask.sh", checker: "dask-shards.py")
+        else { return }
+        for (gzip, answer) in answers {
             let dask = try #require(answer["dask"] as? [Double])
             #expect(dask == answer["source"] as? [Double], "gzip: \(gzip)")
             #expect((dask.first ?? 0) > 5000)

@@ -129,8 +129,7 @@ final class ParallelRecordReader<Record: Decodable & Sendable> {
         // Each block selects its own part: whether anything matched is decided over all of them.
         var blockOptions = options
         blockOptions.requireMatch = false
-        let mustMatch = options.requireMatch && options.limit != 0 && !queries.contains { $0.segments.isEmpty }
-        queriesThatMustMatch = mustMatch ? queries.map(\.expression) : nil
+        queriesThatMustMatch = RecordParser.queriesThatMustMatch(queries, options: options)
         let (unordered, blockOptionsCopy) = (self.unordered, blockOptions)
         engine = ParallelBlockEngine(source: source, options: parallel) { block in
             RecordBlockTask(block: block, queries: queries, options: blockOptionsCopy, unordered: unordered)

@@ -62,8 +62,7 @@ final class RecordParser {
         parser = JSONParser(options: parserOptions, handler: capture)
         feeder = ChunkFeeder(options: options.parser)
         self.report = report
-        let mustMatch = options.requireMatch && options.limit != 0 && !queries.contains { $0.segments.isEmpty }
-        queriesThatMustMatch = mustMatch ? queries.map(\.expression) : nil
+        queriesThatMustMatch = Self.queriesThatMustMatch(queries, options: options)
         reportsNoMatch = options.limit != 0
     }
 
@@ -74,6 +73,15 @@ final class RecordParser {
             throw JSONPathSyntaxError(expression: "", position: 0, message: "no path to select")
         }
         _ = try PathMatcher(queries)
+    }
+
+    /// The queries as written when ``JSONRecordOptions/requireMatch`` applies to them: not to
+    /// `$`, which cannot be misspelt, nor with `limit: 0`, which selects nothing on purpose.
+    static func queriesThatMustMatch(_ queries: [JSONPathQuery], options: JSONRecordOptions) -> [String]? {
+        guard options.requireMatch, options.limit != 0, !queries.contains(where: { $0.segments.isEmpty }) else {
+            return nil
+        }
+        return queries.map(\.expression)
     }
 
     deinit { feeder.deallocate() }
