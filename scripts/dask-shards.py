@@ -11,6 +11,8 @@ real cluster is `Client("scheduler:8786")` in place of the LocalCluster.
 """
 import json, os, sys
 
+from shards_source import expected
+
 
 def main():
     import dask.bag as db
@@ -37,18 +39,9 @@ def main():
             # How many worker processes ran tasks: the shards' tasks are spread over both.
             executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
             busy = sum(1 for tasks in executed.values() if tasks > 0)
-    with open(source, encoding="utf-8") as f:
-        document = json.load(f)
-    selected = document["results"] if kind == "results" else document
-    expected = [
-        len(selected),
-        sum(r["id"] for r in selected),
-        round(sum(r["score"] for r in selected), 2),
-        len({r["address"]["city"] for r in selected}),
-    ]
     print(json.dumps({
         "dask": [count, int(ids), round(float(score), 2), cities],
-        "source": expected,
+        "source": expected(source, kind),
         "workers": workers,
         "workers_that_ran_tasks": busy,
         "shards": len(paths),

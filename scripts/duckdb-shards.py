@@ -11,18 +11,11 @@ import json, sys
 
 import duckdb
 
+from shards_source import expected
+
 directory, source, kind = sys.argv[1:4]
 shards = f"{directory}/part-*.ndjson*"
 row = duckdb.sql(
     f"SELECT count(*), sum(id), round(sum(score), 2), count(DISTINCT address.city) FROM read_json_auto('{shards}')"
 ).fetchall()[0]
-with open(source, encoding="utf-8") as f:
-    document = json.load(f)
-records = document["results"] if kind == "results" else document
-expected = [
-    len(records),
-    sum(r["id"] for r in records),
-    round(sum(r["score"] for r in records), 2),
-    len({r["address"]["city"] for r in records}),
-]
-print(json.dumps({"duckdb": [row[0], int(row[1]), float(row[2]), row[3]], "source": expected}))
+print(json.dumps({"duckdb": [row[0], int(row[1]), float(row[2]), row[3]], "source": expected(source, kind)}))
