@@ -9,7 +9,8 @@
 /// is doubled and filled completely, up to ``JSONParser/Options/maxTokenBytes``. Once events flow
 /// again, reads return to the base size and an enlarged buffer is released.
 struct ChunkFeeder {
-    private let baseSize: Int
+    /// The size of a normal read (``JSONParser/Options/chunkSize``).
+    let baseSize: Int
     private let maxSize: Int
     private(set) var readSize: Int
     private var buffer: UnsafeMutableRawBufferPointer

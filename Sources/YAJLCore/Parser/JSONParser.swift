@@ -101,7 +101,8 @@ public final class JSONParser {
     /// token limits need, behind the same UTF-8 and surrogate checks as a parse, in one pass. A
     /// source that can be read again from its start (bytes in memory, or a regular file not yet
     /// opened) is checked that way without position or path bookkeeping, and read a second time,
-    /// with full tracking, only when something is wrong, to locate the error. Any other source (a
+    /// with full tracking, only when something is wrong, to locate the error; past 4 MiB, its
+    /// reads and UTF-8 check run ahead on a second thread while YAJL parses. Any other source (a
     /// pipe, standard input, HTTP) is read once, with full tracking throughout.
     ///
     /// - Throws: ``JSONParseError`` for invalid input or a limit, or the source's I/O error.

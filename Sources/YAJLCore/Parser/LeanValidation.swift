@@ -33,7 +33,15 @@ enum LeanValidation {
     /// to this, so that a long string is not re-scanned by YAJL from its start on every read.
     static let maxReadSize = 1 << 20
 
-    static func run(_ source: some JSONByteSource, options: JSONParser.Options) throws -> Verdict {
+    /// Inputs longer than this are read ahead on a second thread (``LeanChunks``): about where
+    /// the read and UTF-8 time saved outweighs starting a thread and handing reads across cores.
+    static let readAheadAfter = 4 << 20
+
+    static func run(
+        _ source: some JSONByteSource,
+        options: JSONParser.Options,
+        readAheadAfter: Int = readAheadAfter
+    ) throws -> Verdict {
         do { try options.validate() } catch { return .undecided }
         // What the callbacks (lean_validation.h) keep.
         let state = UnsafeMutablePointer<cyajl_lean_state>.allocate(capacity: 1)
@@ -50,14 +58,18 @@ enum LeanValidation {
         defer { yajl_free(handle) }
         YAJLParserBridge.configure(handle, options)
 
-        var source = source
-        var reads = Reads(options: options, feeder: ChunkFeeder(options: options, maxReadSize: maxReadSize))
-        defer { reads.feeder.deallocate() }
+        var chunks = LeanChunks(
+            source: source,
+            options: options,
+            maxReadSize: maxReadSize,
+            readAheadAfter: readAheadAfter
+        )
+        defer { chunks.finish() }
         let tokenLimit = min(max(options.maxTokenBytes, 1), JSONParser.Options.maxTokenBytesRange.upperBound)
         var sinceValue = 0
         reading: while true {
             let chunk: UnsafeRawBufferPointer
-            switch try reads.next(from: &source) {
+            switch try chunks.next() {
             case .chunk(let read, _): chunk = read
             case .end: break reading
             case .undecided: return .undecided
@@ -72,9 +84,9 @@ enum LeanValidation {
             sinceValue = sawValue ? chunk.count : sinceValue + chunk.count
             if sinceValue > tokenLimit { return .undecided }
             callbacks.pointee = cyajl_lean_callbacks(state.pointee.saw_container != 0 ? 0 : 1)
-            reads.feeder.adapt(producedEvents: sawValue)
+            chunks.adapt(producedEvents: sawValue)
         }
-        guard reads.total > 0, yajl_complete_parse(handle) == yajl_status_ok else { return .undecided }
+        guard chunks.hasInput, yajl_complete_parse(handle) == yajl_status_ok else { return .undecided }
         // Input that ends inside a string after a complete value: the full pass's error
         // (JSONParser.rejectOpenStringAtEnd, with the same probe).
         callbacks.pointee = cyajl_probe_callbacks()
@@ -83,9 +95,10 @@ enum LeanValidation {
         return .valid
     }
 
-    /// The pass's reads: the document limit, a byte order mark at the start (skipped, but
-    /// counted in offsets, as in the full pass) and the UTF-8 check.
-    private struct Reads {
+    /// The pass's checks of each read: the document limit, a byte order mark at the start
+    /// (skipped, but counted in offsets, as in the full pass) and the UTF-8 check. Run where the
+    /// reads happen: the caller's thread, or ``LeanReadAhead``'s.
+    struct Reads {
         enum Next {
             /// A read to check, without a byte order mark, and its absolute offset.
             case chunk(UnsafeRawBufferPointer, base: Int)
@@ -97,18 +110,17 @@ enum LeanValidation {
         }
 
         let options: JSONParser.Options
-        var feeder: ChunkFeeder
         var utf8 = UTF8Validator()
         /// Bytes read so far, a byte order mark included.
         private(set) var total = 0
 
-        init(options: JSONParser.Options, feeder: ChunkFeeder) {
+        init(options: JSONParser.Options) {
             self.options = options
-            self.feeder = feeder
         }
 
-        mutating func next(from source: inout some JSONByteSource) throws -> Next {
-            var chunk = try feeder.read(from: &source)
+        /// What the pass does with `read`, the next bytes of the input (empty at its end).
+        mutating func check(_ read: UnsafeRawBufferPointer) -> Next {
+            var chunk = read
             if chunk.isEmpty { return .end }
             var base = total
             total += chunk.count
