@@ -238,3 +238,37 @@ struct LeanReadAheadTests {
         #expect(after <= before, "threads before \(before), after \(after)")
     }
 }
+
+extension LeanReadAheadTests {
+    /// Reads grown to 1 MiB for a long token fill fewer slots ahead: the ring never holds more
+    /// than its byte budget, the read in progress included, however slowly the caller takes them;
+    /// the bytes come out in order, whole.
+    @Test(arguments: [64 << 10, 256 << 10, 1 << 20])
+    func grownReadsStayWithinTheBudget(readSize: Int) throws {
+        var random = SplitMix(state: UInt64(readSize))
+        let bytes = (0..<(6 << 20)).map { _ in UInt8(ascii: "a") + UInt8(random.next() % 26) }
+        let ahead = LeanReadAhead(
+            source: MemoryByteSource(bytes),
+            reads: LeanValidation.Reads(options: JSONParser.Options()),
+            readSize: readSize,
+            baseSize: 64 << 10
+        )
+        try #require(ahead.start(), "no thread could be started")
+        var seen: [UInt8] = []
+        reading: while true {
+            switch try ahead.next() {
+            case .chunk(let chunk, let base):
+                #expect(base == seen.count)
+                seen.append(contentsOf: chunk)
+                usleep(200)  // a slow caller: the thread runs as far ahead as it may
+            case .end: break reading
+            case .undecided: Issue.record("ASCII letters are valid UTF-8")
+            }
+        }
+        ahead.stop()
+        #expect(seen == bytes)
+        let budget = LeanReadAhead<MemoryByteSource>.byteBudget
+        #expect(ahead.peakBytesHeld <= budget, "held \(ahead.peakBytesHeld) bytes, budget \(budget)")
+        #expect(ahead.peakBytesHeld >= readSize * 2, "never read ahead")
+    }
+}

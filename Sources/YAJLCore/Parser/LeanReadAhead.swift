@@ -76,6 +76,10 @@ final class LeanReadAhead<Source: JSONByteSource>: @unchecked Sendable {
     /// A waiting thread is woken only once this many slots are free, so that it reads several
     /// in a row: a wake-up costs a system call, and the other core's, per read.
     static var refill: Int { slotCount / 2 }
+    /// Bytes the filled slots may hold together: reads grown for a long token (up to 1 MiB each)
+    /// then fill fewer slots ahead, so that memory stays what reading in place would use, plus
+    /// this.
+    static var byteBudget: Int { 2 << 20 }
 
     private let lock = ConditionLock()
     private let baseSize: Int
@@ -89,6 +93,10 @@ final class LeanReadAhead<Source: JSONByteSource>: @unchecked Sendable {
     private var results: [Result<LeanValidation.Reads.Next, any Error>]
     /// Slots filled and not yet given back by the caller (the one it holds included).
     private var filled = 0
+    /// The sizes of their buffers, together.
+    private var filledBytes = 0
+    /// The most the filled slots and the read in progress held together.
+    private var peakBytes = 0
     private var readSize: Int
     private var stopping = false
     private var threadDone = false
@@ -125,6 +133,12 @@ final class LeanReadAhead<Source: JSONByteSource>: @unchecked Sendable {
         let result = lock.withLock { () -> Result<LeanValidation.Reads.Next, any Error> in
             if holdsHead {
                 holdsHead = false
+                filledBytes -= buffers[head].count
+                // A read grown for a long token is not kept for later reads of the normal size.
+                if buffers[head].count > baseSize {
+                    buffers[head].deallocate()
+                    buffers[head] = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+                }
                 head = (head + 1) % Self.slotCount
                 filled -= 1
                 if threadWaits, Self.slotCount - filled >= Self.refill { lock.signal() }
@@ -147,6 +161,9 @@ final class LeanReadAhead<Source: JSONByteSource>: @unchecked Sendable {
         lock.withLock { readSize = size }
     }
 
+    /// The most bytes the filled slots and the read in progress held together (for tests).
+    package var peakBytesHeld: Int { lock.withLock { peakBytes } }
+
     /// Asks the thread to stop after its current read and waits until it has released the source.
     func stop() {
         lock.withLock {
@@ -162,14 +179,19 @@ final class LeanReadAhead<Source: JSONByteSource>: @unchecked Sendable {
         var tail = 0
         while true {
             let size = lock.withLock { () -> Int? in
-                // Full: wait until `refill` slots are free (or the caller stops).
+                // Full (in slots or bytes): wait until `refill` slots are free, and the next read
+                // fits the budget (or the caller stops).
                 var waited = false
-                while !stopping, filled == Self.slotCount || (waited && Self.slotCount - filled < Self.refill) {
+                while !stopping,
+                    filled == Self.slotCount || (filled > 0 && filledBytes + readSize > Self.byteBudget)
+                        || (waited && Self.slotCount - filled < Self.refill)
+                {
                     threadWaits = true
                     lock.wait()
                     threadWaits = false
                     waited = true
                 }
+                if !stopping { peakBytes = max(peakBytes, filledBytes + readSize) }
                 return stopping ? nil : readSize
             }
             guard let size else { break }
@@ -186,6 +208,7 @@ final class LeanReadAhead<Source: JSONByteSource>: @unchecked Sendable {
             lock.withLock {
                 results[tail] = result
                 filled += 1
+                filledBytes += buffer.count
                 if callerWaits { lock.signal() }
             }
             tail = (tail + 1) % Self.slotCount
