@@ -5,9 +5,10 @@ import YAJLTestSupport
 
 @testable import YAJLCore
 
-/// The lean pass reading ahead on a second thread (`LeanReadAhead`): once an input is longer
-/// than one read, the reads, the byte order mark, the document limit and the UTF-8 check run on
-/// that thread, through a ring of buffers. Over generated documents, broken at random places and
+/// The lean pass reading ahead on a second thread (`LeanReadAhead`): past
+/// `LeanValidation.readAheadAfter` (which these tests lower to 0, so that documents of a few
+/// reads go through the thread), the reads, the byte order mark, the document limit and the
+/// UTF-8 check run on that thread, through a ring of buffers. Over generated documents, broken at random places and
 /// cut into reads of many sizes, the pass still accepts exactly what a parse accepts, `validate`
 /// still reports the parse's error, and the thread and the source are gone when it returns.
 @Suite("Validation: reading ahead of the lean pass")
