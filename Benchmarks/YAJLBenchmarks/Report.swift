@@ -353,7 +353,8 @@ enum Report {
             Swift benchmark executable, so their peak RSS includes the Swift runtime too.
 
             Cases: `validate` (`JSONParser.validate`: YAJL with only its limits' callbacks, UTF-8
-            checked), `events-borrowed` (a `JSONEventHandler`, no paths), `events-paths` (paths tracked, numbers
+            checked; past 4 MiB the reads and the UTF-8 check run ahead on a second thread while YAJL
+            parses on the first, where `c-verify` reads and parses on one), `events-borrowed` (a `JSONEventHandler`, no paths), `events-paths` (paths tracked, numbers
             converted to their values; `yajl stats` asks only their kind), `events-owned` (the owned `JSONEvent`
             enum), `records-select`
             (selection of `$.results[*]` only), `records-values` (into owned `JSONValue`s),

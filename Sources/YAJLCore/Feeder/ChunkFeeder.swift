@@ -51,8 +51,18 @@ struct ChunkFeeder {
     /// Empty at the end of the input.
     mutating func read(from source: inout some JSONByteSource) throws -> UnsafeRawBufferPointer {
         let buffer = nextBuffer()
-        let count = isGrowing ? try source.readFully(into: buffer) : try source.read(into: buffer)
+        let count = try Self.read(into: buffer, filling: isGrowing, from: &source)
         return UnsafeRawBufferPointer(rebasing: buffer[..<count])
+    }
+
+    /// One read into `buffer`, or, when `filling` (a grown read), as many as fill it, so that YAJL
+    /// sees the spanning token in one go; the count read. Also ``LeanReadAhead``'s reads.
+    static func read(
+        into buffer: UnsafeMutableRawBufferPointer,
+        filling: Bool,
+        from source: inout some JSONByteSource
+    ) throws -> Int {
+        filling ? try source.readFully(into: buffer) : try source.read(into: buffer)
     }
 
     /// Reads the next chunk from an asynchronous source (as ``read(from:)-sync``). Task

@@ -14,7 +14,6 @@ struct LeanChunks<Source: JSONByteSource> {
     private(set) var hasInput = false
     /// Bytes read on the caller's thread before reads move to a thread of their own.
     private let readAheadAfter: Int
-    private var readHere = 0
 
     init(source: Source, options: JSONParser.Options, maxReadSize: Int, readAheadAfter: Int) {
         self.source = source
@@ -31,8 +30,7 @@ struct LeanChunks<Source: JSONByteSource> {
         } else {
             let read = try feeder.read(from: &source!)
             next = reads.check(read)
-            readHere += read.count
-            if case .chunk = next, readHere >= readAheadAfter, read.count == feeder.readSize { startReadingAhead() }
+            if case .chunk = next, reads.total >= readAheadAfter, read.count == feeder.readSize { startReadingAhead() }
         }
         if case .chunk = next { hasInput = true }
         return next
@@ -201,8 +199,7 @@ final class LeanReadAhead<Source: JSONByteSource>: @unchecked Sendable {
             }
             let buffer = buffers[tail]
             let result = Result { () throws -> LeanValidation.Reads.Next in
-                // As ``ChunkFeeder``: a grown read is filled, so that YAJL sees the token in one go.
-                let count = size > baseSize ? try source!.readFully(into: buffer) : try source!.read(into: buffer)
+                let count = try ChunkFeeder.read(into: buffer, filling: size > baseSize, from: &source!)
                 return reads.check(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             }
             lock.withLock {
