@@ -93,8 +93,10 @@ struct YAJLBenchmarks {
         if report {
             // The command as run, so that a report of some documents or cases says which.
             let command = (["YAJLBenchmarks"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
-            try writeReport(results, command: command, rounds: rounds, measured: Date())
-            try Report.json(results).write(toFile: "Docs/perf-results.json", atomically: true, encoding: .utf8)
+            let measured = Date()
+            try writeReport(results, command: command, rounds: rounds, measured: measured)
+            let file = ReportFile(command: command, rounds: rounds, measured: measured, results: results)
+            try file.json().write(toFile: "Docs/perf-results.json", atomically: true, encoding: .utf8)
             log("wrote Docs/Performance.md, Docs/perf-throughput.svg, Docs/perf-memory.svg, Docs/perf-results.json")
         }
     }
@@ -110,19 +112,47 @@ struct YAJLBenchmarks {
         try Report.memoryChart(results).write(toFile: "Docs/perf-memory.svg", atomically: true, encoding: .utf8)
     }
 
-    /// `--render`: the report again from the results of an earlier run (dated by the file), for a
-    /// change in how it is written, without measuring again.
+    /// `--render`: the report again from the results of an earlier run, with that run's command,
+    /// round count and date, for a change in how it is written, without measuring again.
     static func render(resultsAt path: String) throws {
-        let results = try JSONDecoder().decode([Measurement].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        let measured = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date ?? Date()
-        let large = results.contains { $0.document.name.contains("1024MiB") }
-        let rounds = results.map(\.rounds.count).max() ?? 0
-        try writeReport(
-            results,
-            command: "make bench-report" + (large ? " (--large)" : "") + ", rendered again by YAJLBenchmarks --render",
-            rounds: rounds,
-            measured: measured
-        )
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let file: ReportFile
+        if let saved = try? JSONDecoder.reportFile.decode(ReportFile.self, from: data) {
+            file = saved
+        } else {
+            // A results file written before the command and rounds were kept in it: the rounds of
+            // the documents of 16 MiB and more (smaller ones run three times as many), dated by the file.
+            let results = try JSONDecoder.reportFile.decode([Measurement].self, from: data)
+            let measured = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date ?? Date()
+            let rounds = results.filter { $0.document.bytes >= 16 << 20 }.map(\.rounds.count).max() ?? 0
+            file = ReportFile(command: "YAJLBenchmarks --report", rounds: rounds, measured: measured, results: results)
+        }
+        try writeReport(file.results, command: file.command, rounds: file.rounds, measured: file.measured)
         FileHandle.standardError.write(Data("bench: wrote Docs/Performance.md and its charts from \(path)\n".utf8))
+    }
+}
+
+/// Docs/perf-results.json: a report's measurements with what `--render` needs to write the same
+/// report again (the command as run, the rounds asked for, when it was measured).
+struct ReportFile: Codable {
+    let command: String
+    let rounds: Int
+    let measured: Date
+    let results: [Measurement]
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+}
+
+extension JSONDecoder {
+    /// Reads Docs/perf-results.json (dates as ISO 8601).
+    static var reportFile: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
     }
 }

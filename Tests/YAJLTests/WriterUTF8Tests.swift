@@ -77,6 +77,55 @@ struct WriterUTF8Tests {
         #expect(accepted > 400, "the generator makes valid strings too (\(accepted))")
     }
 
+    /// Parsed, then written through ``JSONWritingHandler``: the handler skips the writer's UTF-8
+    /// check only for bytes the parser checked. Over generated strings and keys (raw bytes and
+    /// `\u` escapes, lone surrogates among them): with the parser's check on, a string is refused
+    /// by the parser or written unchanged; with it off, every invalid string the writer receives
+    /// is refused by the writer, never written.
+    @Test func parsedStringsAreCheckedOnceByWhoeverCanCheckThem() throws {
+        var r = Random(state: 0x0007_F9)
+        let pieces: [[UInt8]] = [
+            [0x61], [0xC3, 0xA9], [0xF0, 0x9F, 0x98, 0x80], [0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xFF],
+            Array(#"\u00e9"#.utf8), Array(#"\ud83d\ude00"#.utf8), Array(#"\udc00"#.utf8), Array(#"\n"#.utf8),
+        ]
+        var refusedByParser = 0
+        var refusedByWriter = 0
+        for _ in 0..<2_000 {
+            let content = (0..<Int.random(in: 0...4, using: &r)).flatMap { _ in pieces.randomElement(using: &r)! }
+            let asKey = Bool.random(using: &r)
+            let document =
+                asKey
+                ? Array(#"{""#.utf8) + content + Array(#"":1}"#.utf8)
+                : Array(#"[""#.utf8) + content + Array(#""]"#.utf8)
+            for parserChecks in [true, false] {
+                let sink = MemoryOutputSink()
+                let writer = JSONWriter(to: sink)
+                var options = JSONParser.Options()
+                options.validatesUTF8 = parserChecks
+                do {
+                    try JSONParser(options: options, handler: JSONWritingHandler(writer: writer))
+                        .parse(from: .bytes(document))
+                    try writer.finish()
+                    let written = Array(sink.data)
+                    // Whoever checked, what is written is valid UTF-8 ...
+                    #expect(String(validating: written, as: UTF8.self) != nil, "\(document): \(written)")
+                    // ... and, where the parser checked, the same value as the input.
+                    if parserChecks {
+                        #expect(try JSONValue(parsing: written) == JSONValue(parsing: document), "\(document)")
+                    }
+                } catch let error as JSONWriterError {
+                    #expect(!parserChecks, "the parser checked \(document), yet the writer refused it: \(error)")
+                    #expect(error.kind == .invalidString)
+                    refusedByWriter += 1
+                } catch is JSONParseError {
+                    #expect(parserChecks, "with its UTF-8 check off the parser refused \(document)")
+                    refusedByParser += 1
+                }
+            }
+        }
+        #expect(refusedByParser > 100 && refusedByWriter > 100, "\(refusedByParser) / \(refusedByWriter)")
+    }
+
     /// Swift `String`s are written as they are (never checked, never refused), minified and
     /// beautified, through the same writer that refuses raw bytes.
     @Test func stringsAreWrittenWithoutACheck() throws {

@@ -21,6 +21,10 @@ public struct JSONEventContext {
         state.pointee.tracksPath ? state.pointee.path.materialize() : nil
     }
 
+    /// Whether the event's string or key bytes are known to be valid UTF-8: the parser checked
+    /// every input byte (``JSONParser/Options/validatesUTF8``), so a writer need not check again.
+    package var stringsAreValidUTF8: Bool { state.pointee.deliversValidUTF8 }
+
     /// The absolute byte offset just past the event's token in the input.
     public var byteOffset: Int { state.pointee.currentOffset }
 

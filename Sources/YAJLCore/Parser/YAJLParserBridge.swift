@@ -53,6 +53,7 @@ final class YAJLParserBridge {
                 tracksPath: options.tracksPath
             )
         )
+        state.pointee.deliversValidUTF8 = options.validatesUTF8
         target = CallbackTarget(handler: handler)
         let callbacks = (deliversEvents ? sharedCallbacks : validatingCallbacks).pointee
         table = .allocate(capacity: 1)

@@ -229,8 +229,9 @@ public final class JSONWriter {
         try key(validUTF8: utf8)
     }
 
+    /// An object key from bytes known to be valid UTF-8 (a parser checked them): no second check.
     @inline(__always)
-    private func key(validUTF8 utf8: UnsafeRawBufferPointer) throws {
+    func key(validUTF8 utf8: UnsafeRawBufferPointer) throws {
         try checkOptions()
         guard case .object(expectingKey: true) = stack.innermost else {
             throw stateError(stack.isEmpty || isArray ? "a key outside an object" : "a key where a value is expected")
@@ -255,8 +256,9 @@ public final class JSONWriter {
         try string(validUTF8: utf8)
     }
 
+    /// A string from bytes known to be valid UTF-8 (a parser checked them): no second check.
     @inline(__always)
-    private func string(validUTF8 utf8: UnsafeRawBufferPointer) throws {
+    func string(validUTF8 utf8: UnsafeRawBufferPointer) throws {
         try beforeValue("a string")
         try check(generator.string(utf8))
         afterValue()
