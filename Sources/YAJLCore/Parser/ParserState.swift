@@ -31,7 +31,7 @@ struct ParserState {
     let tracksPath: Bool
     /// Whether every byte of the input was checked as strict UTF-8 (with surrogate escapes)
     /// before YAJL saw it, so that the strings and keys it delivers are valid UTF-8.
-    var deliversValidUTF8 = false
+    let deliversValidUTF8: Bool
     /// The tape (its `cyajl_tape`) on which the handler asked, during a container start, to have
     /// the inside of that container recorded by the capture callbacks (capture.h).
     var captureRequest: UnsafeMutableRawPointer?

@@ -50,10 +50,10 @@ final class YAJLParserBridge {
             to: ParserState(
                 path: PathStack(keepsKeys: options.tracksPath),
                 maxDepth: options.maxDepth,
-                tracksPath: options.tracksPath
+                tracksPath: options.tracksPath,
+                deliversValidUTF8: options.validatesUTF8
             )
         )
-        state.pointee.deliversValidUTF8 = options.validatesUTF8
         target = CallbackTarget(handler: handler)
         let callbacks = (deliversEvents ? sharedCallbacks : validatingCallbacks).pointee
         table = .allocate(capacity: 1)
