@@ -96,7 +96,15 @@ final class YAJLGeneratorBridge {
         indent.deallocate()
     }
 
+    @inline(__always)
     private func status(_ status: yajl_gen_status) -> Status {
+        if _fastPath(status == yajl_gen_status_ok) { return .ok }
+        return failure(status)
+    }
+
+    /// The status of a generator call that did not succeed (out of line).
+    @inline(never)
+    private func failure(_ status: yajl_gen_status) -> Status {
         switch status {
         case yajl_gen_status_ok: return .ok
         case yajl_gen_keys_must_be_strings: return .keysMustBeStrings
@@ -140,23 +148,27 @@ final class YAJLGeneratorBridge {
         status(yajl_gen_bool(handle, value ? 1 : 0))
     }
 
+    @inline(__always)
     func integer(_ value: Int64) -> Status {
         status(yajl_gen_integer(handle, value))
     }
 
     /// A number written exactly as `text` (which must be valid JSON number text).
+    @inline(__always)
     func number(_ text: UnsafeRawBufferPointer) -> Status {
         textSinceCheck &+= text.count
         return status(yajl_gen_number(handle, text.baseAddress?.assumingMemoryBound(to: CChar.self), text.count))
     }
 
     /// A string value: YAJL escapes it.
+    @inline(__always)
     func string(_ utf8: UnsafeRawBufferPointer) -> Status {
         textSinceCheck &+= utf8.count
         return status(yajl_gen_string(handle, utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), utf8.count))
     }
 
     /// An object key (YAJL writes keys as strings and knows its place).
+    @inline(__always)
     func key(_ utf8: UnsafeRawBufferPointer) -> Status {
         textSinceCheck &+= utf8.count
         return status(yajl_gen_string(handle, utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), utf8.count))
