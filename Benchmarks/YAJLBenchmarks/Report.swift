@@ -183,9 +183,11 @@ enum Report {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ results: [Measurement]) throws -> String {
+    /// Results (or a ``ReportFile``) as pretty-printed JSON with sorted keys, dates in ISO 8601.
+    static func json(_ results: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
         return String(decoding: try encoder.encode(results), as: UTF8.self)
     }
 

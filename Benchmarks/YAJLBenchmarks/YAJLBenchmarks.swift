@@ -96,7 +96,7 @@ struct YAJLBenchmarks {
             let measured = Date()
             try writeReport(results, command: command, rounds: rounds, measured: measured)
             let file = ReportFile(command: command, rounds: rounds, measured: measured, results: results)
-            try file.json().write(toFile: "Docs/perf-results.json", atomically: true, encoding: .utf8)
+            try Report.json(file).write(toFile: "Docs/perf-results.json", atomically: true, encoding: .utf8)
             log("wrote Docs/Performance.md, Docs/perf-throughput.svg, Docs/perf-memory.svg, Docs/perf-results.json")
         }
     }
@@ -139,13 +139,6 @@ struct ReportFile: Codable {
     let rounds: Int
     let measured: Date
     let results: [Measurement]
-
-    func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
-    }
 }
 
 extension JSONDecoder {
