@@ -109,8 +109,9 @@ struct LeanValidationTests {
     /// Scalars are watched only after a read without a container event: numbers among
     /// containers, then a flat run of numbers, stay decided; one number past the limit among
     /// containers is still the full pass's error. (Reads of a quarter of the limit: a read in
-    /// which scalars were not watched counts as one without a value, so reads of half the limit
-    /// or more give up on a flat run, as reads of the limit or more always did.)
+    /// which scalars were not watched counts as one without a value, and a value ends a count
+    /// that began with the last read with a value, so reads of a third of the limit or more give
+    /// up on a flat run after containers.)
     @Test(arguments: [64, 256])
     func scalarsAreWatchedWhereContainersStop(chunkSize: Int) throws {
         var options = JSONParser.Options()
@@ -125,6 +126,57 @@ struct LeanValidationTests {
         let error = Self.validated(longNumber, options)
         #expect(error == Self.parsed(longNumber, options))
         #expect(error?.contains("maxTokenBytes") == true, "\(error ?? "accepted")")
+    }
+
+    /// Tokens around the token limit, among containers or alone at the top, at many read sizes
+    /// and options: whenever the lean pass accepts, the full pass accepts too, at its own reads
+    /// and at the same reads, and `validate` gives the parse's verdict. (The fuzzer found a
+    /// number ending in the read after one without a value: the lean pass counted only that read.)
+    @Test(arguments: 0..<8)
+    func neverAcceptsPastTheTokenLimit(seed: UInt64) throws {
+        var random = NumberParsingTests.SplitMix(state: seed &* 0x2545_F491_4F6C_DD1D)
+        var leanAccepted = 0
+        for _ in 0..<500 {
+            let limit = Int.random(in: 4...40, using: &random)
+            var text = ""
+            let values = Int.random(in: 1...6, using: &random)
+            let wrap = Bool.random(using: &random)
+            if wrap { text += "[" }
+            for index in 0..<values {
+                if index > 0 { text += wrap ? "," : " " }
+                text += String(repeating: " ", count: Int.random(in: 0...3, using: &random))
+                let length = Int.random(in: 1...(limit + limit / 2), using: &random)
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: text += "1" + String(repeating: "2", count: length - 1)
+                case 1: text += "5e" + String(repeating: "6", count: length)
+                case 2: text += "\"" + String(repeating: "s", count: length) + "\""
+                default: text += "[" + String(repeating: "7", count: length) + "]"
+                }
+            }
+            if wrap { text += "]" }
+            if Bool.random(using: &random) { text += "jb" }
+            var options = JSONParser.Options()
+            options.maxTokenBytes = limit
+            options.allowMultipleValues = !wrap
+            options.allowTrailingGarbage = true
+            options.chunkSize = Int.random(in: 1...limit, using: &random)
+            let bytes = Array(text.utf8)
+            let verdict = try Self.lean(bytes, options)
+            guard verdict == .valid else { continue }
+            leanAccepted += 1
+            var wholeReads = options
+            wholeReads.chunkSize = max(bytes.count, 1)
+            for parseOptions in [options, wholeReads] {
+                let parsed = Self.parsed(bytes, parseOptions)
+                #expect(
+                    parsed == nil,
+                    "lean accepted \(text) (limit \(limit), reads \(options.chunkSize)); parse: \(parsed ?? "")"
+                )
+            }
+            #expect(Self.validated(bytes, options) == nil)
+        }
+        // The cases are not all left to the full pass (or this test would check nothing).
+        #expect(leanAccepted > 15, "the lean pass accepted only \(leanAccepted) cases")
     }
 
     @Test func restartableSources() throws {

@@ -13,10 +13,11 @@ private import CYAJLSupport
 ///   same bytes (after the same byte order mark), so the input's validity is decided alike;
 /// - objects and arrays are counted exactly, so ``JSONParser/Options/maxDepth`` is the same;
 /// - a token longer than ``JSONParser/Options/maxTokenBytes`` is that many bytes without any
-///   event, and strings and keys are the only values this pass never sees: it gives up once
-///   more bytes than the limit have passed since the last read in which it saw a value, so
-///   earlier than the full pass would fail, never later (YAJL then never buffers more of a token
-///   than the limit plus one read). Scalars are seen only in reads that follow a read without a
+///   event, and strings and keys are the only values this pass never sees: it gives up once the
+///   bytes from the start of the last read in which it saw a value to the end of the current
+///   read (which may hold the next value at its end) are more than the limit, so earlier than
+///   the full pass would fail, never later (YAJL then never buffers more of a token than the
+///   limit). Scalars are seen only in reads that follow a read without a
 ///   container event: where containers open and close in every read, a callback per number
 ///   would cost a tenth of YAJL's own time for nothing, and a read in which scalars were not
 ///   watched counts as a read without a value (earlier, never later);
@@ -81,8 +82,12 @@ enum LeanValidation {
                 guard yajl_parse(handle, bytes, chunk.count) == yajl_status_ok else { return .undecided }
             }
             let sawValue = state.pointee.saw_value != 0
-            sinceValue = sawValue ? chunk.count : sinceValue + chunk.count
-            if sinceValue > tokenLimit { return .undecided }
+            // A token that ends in this read may have begun anywhere since the start of the last
+            // read with a value: all of that counts before this read's value resets the count
+            // (a read's value may be at its very end).
+            let span = sinceValue + chunk.count
+            if span > tokenLimit { return .undecided }
+            sinceValue = sawValue ? chunk.count : span
             callbacks.pointee = cyajl_lean_callbacks(state.pointee.saw_container != 0 ? 0 : 1)
             chunks.adapt(producedEvents: sawValue)
         }
