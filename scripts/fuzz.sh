@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in Fuzz/ with the toolchain's libFuzzer and AddressSanitizer, and
-# runs each for FUZZ_SECONDS (default 60) seconds.
+# runs them side by side, each for FUZZ_SECONDS (default 60) seconds.
 #   scripts/fuzz.sh [target...]      targets: parser path writer (default: all three)
 # Seeds come from Fuzz/corpus/<target> (committed); what the fuzzer finds grows in
 # .build/fuzz/corpus-<target>; a crash leaves .build/fuzz/crash-<target>-* and fails the run.
@@ -63,13 +63,21 @@ for pid in "${pids[@]}"; do
   wait "$pid" || { kill "${pids[@]}" 2>/dev/null; exit 1; }
 done
 
-status=0
+# The targets run side by side, each for the same time (on two cores, three targets each get about
+# two thirds of one); each one's outcome is reported once all have ended.
+pids=()
 for target in "${targets[@]}"; do
   mkdir -p "$out/corpus-$target"
   echo "fuzz: running $target for ${seconds}s"
-  if ! "$out/fuzz-$target" "$out/corpus-$target" "Fuzz/corpus/$target" \
-      -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix="$out/crash-$target-" 2>"$out/$target.log"; then
+  "$out/fuzz-$target" "$out/corpus-$target" "Fuzz/corpus/$target" \
+    -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$out/crash-$target-" 2>"$out/$target.log" &
+  pids+=($!)
+done
+status=0
+for index in "${!targets[@]}"; do
+  target=${targets[$index]}
+  if ! wait "${pids[$index]}"; then
     echo "fuzz: $target FAILED: see $out/$target.log and $out/crash-$target-*" >&2
     tail -40 "$out/$target.log" >&2
     status=1
