@@ -129,8 +129,8 @@ struct LeanValidationTests {
     }
 
     /// Tokens around the token limit, among containers or alone at the top, at many read sizes
-    /// and options: whenever the lean pass accepts, the full pass accepts too, at its own reads
-    /// and at the same reads, and `validate` gives the parse's verdict. (The fuzzer found a
+    /// and options: whenever the lean pass accepts, the full pass accepts too, at the same reads
+    /// and with the whole document in one read, and `validate` accepts. (The fuzzer found a
     /// number ending in the read after one without a value: the lean pass counted only that read.)
     @Test(arguments: 0..<8)
     func neverAcceptsPastTheTokenLimit(seed: UInt64) throws {

@@ -17,10 +17,10 @@ private import CYAJLSupport
 ///   bytes from the start of the last read in which it saw a value to the end of the current
 ///   read (which may hold the next value at its end) are more than the limit, so earlier than
 ///   the full pass would fail, never later (YAJL then never buffers more of a token than the
-///   limit). Scalars are seen only in reads that follow a read without a
-///   container event: where containers open and close in every read, a callback per number
-///   would cost a tenth of YAJL's own time for nothing, and a read in which scalars were not
-///   watched counts as a read without a value (earlier, never later);
+///   limit). Scalars are seen only in reads that follow a read without a container event: where
+///   containers open and close in every read, a callback per number would cost a tenth of
+///   YAJL's own time for nothing, and a read in which scalars were not watched counts as a read
+///   without a value (earlier, never later);
 /// - it gives up past ``JSONParser/Options/maxDocumentBytes``.
 enum LeanValidation {
     enum Verdict {
