@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets in Fuzz/ with the toolchain's libFuzzer and AddressSanitizer, and
-# runs them side by side, each for FUZZ_SECONDS (default 60) seconds.
+# Builds the libFuzzer targets in Fuzz/ with the toolchain's libFuzzer and AddressSanitizer (one
+# binary, .build/fuzz/fuzz), and runs them side by side, each for FUZZ_SECONDS (default 60) seconds.
 #   scripts/fuzz.sh [target...]      targets: parser path writer (default: all three)
 # Seeds come from Fuzz/corpus/<target> (committed); what the fuzzer finds grows in
 # .build/fuzz/corpus-<target>; a crash leaves .build/fuzz/crash-<target>-* and fails the run.
+# Replay one: YAJL_FUZZ_TARGET=<target> .build/fuzz/fuzz .build/fuzz/crash-<target>-...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
@@ -11,8 +12,9 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(parser path writer)
 out=.build/fuzz
 mkdir -p "$out"
+root=$PWD
 
-library_sources=$(find Sources/YAJLCore -name '*.swift' | sort)
+library_sources=$(find "$root/Sources/YAJLCore" -name '*.swift' | sort)
 yajl_flags=$(pkg-config --cflags-only-I yajl 2>/dev/null || true)
 # The package's C target, compiled once with the same sanitizers, for every fuzz target.
 clang=$(dirname "$(command -v swiftc)")/clang
@@ -24,44 +26,35 @@ build_support() {
     # shellcheck disable=SC2086
     "$clang" -O2 -g -fsanitize=fuzzer-no-link,address -I Sources/CYAJLSupport/include $yajl_flags \
       -c "$file" -o "$object"
-    support_objects+=("$object")
+    support_objects+=("$root/$object")
   done
 }
 
-build() {
-  local target=$1 source
+for target in "${targets[@]}"; do
   case $target in
-    parser) source=Fuzz/Parser/ParserFuzzer.swift ;;
-    path) source=Fuzz/Path/PathFuzzer.swift ;;
-    writer) source=Fuzz/Writer/WriterFuzzer.swift ;;
+    parser | path | writer) ;;
     *) echo "fuzz: unknown target '$target' (parser, path, writer)" >&2; exit 2 ;;
   esac
-  echo "fuzz: building $target"
-  # One module: the library's sources and the target's, so the target reaches internals too.
-  # shellcheck disable=SC2086
-  if ! swiftc -swift-version 6 -O -g -parse-as-library -module-name YAJLFuzz$target -package-name swift_yajl \
-      -sanitize=fuzzer,address \
-      -I Sources/CYAJL -I Sources/CYAJLSupport/include $yajl_flags \
-      $library_sources Fuzz/Common/FuzzInput.swift "$source" "${support_objects[@]}" \
-      -lyajl -o "$out/fuzz-$target" >"$out/build-$target.log" 2>&1; then
-    grep -v "Cannot export local symbol" "$out/build-$target.log" >&2
-    echo "fuzz: building $target failed" >&2
-    exit 1
-  fi
-}
+done
 
 echo "fuzz: building the C target"
 build_support
-# The targets are built side by side (each is one whole-module compile, on one core), then run
-# one after another.
-pids=()
-for target in "${targets[@]}"; do
-  build "$target" &
-  pids+=($!)
-done
-for pid in "${pids[@]}"; do
-  wait "$pid" || { kill "${pids[@]}" 2>/dev/null; exit 1; }
-done
+# One binary for the three targets, so that the library's sources are compiled once: one module
+# of the library's sources and the targets', so the targets reach internals too. YAJL_FUZZ_TARGET
+# picks the target a process runs (Fuzz/Common/FuzzMain.swift).
+echo "fuzz: building the targets"
+# Compiled in $out, where the whole-module compile leaves a module file beside the binary.
+# shellcheck disable=SC2086
+if ! (cd "$out" && swiftc -swift-version 6 -O -wmo -num-threads 2 -g -parse-as-library -module-name YAJLFuzz \
+    -package-name swift_yajl -sanitize=fuzzer,address \
+    -I "$root/Sources/CYAJL" -I "$root/Sources/CYAJLSupport/include" $yajl_flags \
+    $library_sources "$root"/Fuzz/Common/*.swift "$root/Fuzz/Parser/ParserFuzzer.swift" \
+    "$root/Fuzz/Path/PathFuzzer.swift" "$root/Fuzz/Writer/WriterFuzzer.swift" "${support_objects[@]}" \
+    -lyajl -o fuzz >build.log 2>&1); then
+  grep -v "Cannot export local symbol" "$out/build.log" >&2
+  echo "fuzz: building the targets failed" >&2
+  exit 1
+fi
 
 # The targets run side by side, each for the same time (on two cores, three targets each get about
 # two thirds of one); each one's outcome is reported once all have ended.
@@ -69,7 +62,7 @@ pids=()
 for target in "${targets[@]}"; do
   mkdir -p "$out/corpus-$target"
   echo "fuzz: running $target for ${seconds}s"
-  "$out/fuzz-$target" "$out/corpus-$target" "Fuzz/corpus/$target" \
+  YAJL_FUZZ_TARGET=$target "$out/fuzz" "$out/corpus-$target" "Fuzz/corpus/$target" \
     -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$out/crash-$target-" 2>"$out/$target.log" &
   pids+=($!)

@@ -57,8 +57,8 @@ func checkAgainstStrtod(_ number: JSONNumber) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// The target's check of one input (called by FuzzMain.swift's `LLVMFuzzerTestOneInput`).
+func fuzzParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let flags = input.byte()
     var options = JSONParser.Options()

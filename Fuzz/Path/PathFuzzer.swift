@@ -40,8 +40,8 @@ func select(
     return selected
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// The target's check of one input (called by FuzzMain.swift's `LLVMFuzzerTestOneInput`).
+func fuzzPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let bytes = input.rest()
     let split = bytes.firstIndex(of: 0) ?? bytes.count

@@ -47,8 +47,8 @@ func events(_ bytes: [UInt8], multiple: Bool) throws -> [JSONEvent] {
     return events
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzWriter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// The target's check of one input (called by FuzzMain.swift's `LLVMFuzzerTestOneInput`).
+func fuzzWriter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let flags = input.byte()
     let indent = indents[Int(input.byte()) % indents.count]
