@@ -338,8 +338,12 @@ public final class JSONParser {
             tokenBytes = 0
         } else if tokenBytes > 0 {
             tokenBytes += piece.count
-        } else if let first = piece.firstIndex(where: { !Self.isSeparator($0) }) {
-            tokenBytes = piece.count - first
+        } else {
+            // A loop of its own: `firstIndex(where:)` is not specialized in debug and sanitizer
+            // builds, where it cost an allocation per byte of white space.
+            var first = 0
+            while first < piece.count && Self.isSeparator(piece[first]) { first += 1 }
+            if first < piece.count { tokenBytes = piece.count - first }
         }
     }
 

@@ -60,7 +60,11 @@ struct TextPosition {
             newlinesBefore += newlines
             lineStartBefore = base + i + 1
         }
-        if let last = bytes.lastIndex(where: { !$0.isJSONWhiteSpace }) { lastSignificant = bytes[last] }
+        // A loop of its own: `lastIndex(where:)` is not specialized in debug and sanitizer builds,
+        // where it cost an allocation per byte of a chunk of white space.
+        var last = bytes.count - 1
+        while last >= 0 && bytes[last].isJSONWhiteSpace { last -= 1 }
+        if last >= 0 { lastSignificant = bytes[last] }
         if let quote = Self.openingQuote(
             in: UnsafeRawBufferPointer(chunk),
             before: bytes.count,
