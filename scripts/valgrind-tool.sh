@@ -46,21 +46,36 @@ runs=(
   "error: missing file|2|validate $work/missing.json"
 )
 
-failed=0
-for run in "${runs[@]}"; do
-  IFS='|' read -r name expected arguments <<<"$run"
+# One run, by its index in `runs`: its exit status and valgrind's log in $work/<index>.*.
+check() {
+  local name expected arguments
+  IFS='|' read -r name expected arguments <<<"${runs[$1]}"
   # shellcheck disable=SC2086
   valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
-    --error-exitcode=99 --log-file="$work/valgrind.log" "$yajl" $arguments >/dev/null 2>"$work/stderr"
-  status=$?
-  lost=$(grep -Eo "definitely lost: [0-9,]+ bytes" "$work/valgrind.log" | head -1)
-  if [ "$status" -eq 99 ] || grep -q "ERROR SUMMARY: [1-9]" "$work/valgrind.log"; then
+    --error-exitcode=99 --log-file="$work/$1.valgrind" "$yajl" $arguments >/dev/null 2>"$work/$1.stderr"
+  echo $? >"$work/$1.status"
+}
+
+# Two runs at a time (valgrind runs a program on one core; CI has two), reported in order.
+for index in "${!runs[@]}"; do
+  [ "$(jobs -rp | wc -l)" -lt 2 ] || wait -n
+  check "$index" &
+done
+wait
+
+failed=0
+for index in "${!runs[@]}"; do
+  IFS='|' read -r name expected arguments <<<"${runs[$index]}"
+  status=$(cat "$work/$index.status")
+  log="$work/$index.valgrind"
+  lost=$(grep -Eo "definitely lost: [0-9,]+ bytes" "$log" | head -1)
+  if [ "$status" -eq 99 ] || grep -q "ERROR SUMMARY: [1-9]" "$log"; then
     echo "valgrind: FAIL  $name (yajl $arguments)"
-    sed 's/^/    /' "$work/valgrind.log" | head -60
+    sed 's/^/    /' "$log" | head -60
     failed=1
   elif [ "$status" -ne "$expected" ]; then
     echo "valgrind: FAIL  $name: exit $status, expected $expected"
-    sed 's/^/    /' "$work/stderr" | head -5
+    sed 's/^/    /' "$work/$index.stderr" | head -5
     failed=1
   else
     echo "valgrind: ok    $name (exit $status${lost:+, $lost})"
