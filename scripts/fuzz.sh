@@ -14,7 +14,7 @@ out=.build/fuzz
 mkdir -p "$out"
 root=$PWD
 
-library_sources=$(find "$root/Sources/YAJLCore" -name '*.swift' | sort)
+mapfile -t library_sources < <(find "$root/Sources/YAJLCore" -name '*.swift' | sort)
 yajl_flags=$(pkg-config --cflags-only-I yajl 2>/dev/null || true)
 # The package's C target, compiled once with the same sanitizers, for every fuzz target.
 clang=$(dirname "$(command -v swiftc)")/clang
@@ -48,7 +48,7 @@ echo "fuzz: building the targets"
 if ! (cd "$out" && swiftc -swift-version 6 -O -wmo -num-threads 2 -g -parse-as-library -module-name YAJLFuzz \
     -package-name swift_yajl -sanitize=fuzzer,address \
     -I "$root/Sources/CYAJL" -I "$root/Sources/CYAJLSupport/include" $yajl_flags \
-    $library_sources "$root"/Fuzz/Common/*.swift "$root/Fuzz/Parser/ParserFuzzer.swift" \
+    "${library_sources[@]}" "$root"/Fuzz/Common/*.swift "$root/Fuzz/Parser/ParserFuzzer.swift" \
     "$root/Fuzz/Path/PathFuzzer.swift" "$root/Fuzz/Writer/WriterFuzzer.swift" "${support_objects[@]}" \
     -lyajl -o fuzz >build.log 2>&1); then
   grep -v "Cannot export local symbol" "$out/build.log" >&2
