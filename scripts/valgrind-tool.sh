@@ -66,10 +66,13 @@ wait
 failed=0
 for index in "${!runs[@]}"; do
   IFS='|' read -r name expected arguments <<<"${runs[$index]}"
-  status=$(cat "$work/$index.status")
+  status=$(cat "$work/$index.status" 2>/dev/null)
   log="$work/$index.valgrind"
-  lost=$(grep -Eo "definitely lost: [0-9,]+ bytes" "$log" | head -1)
-  if [ "$status" -eq 99 ] || grep -q "ERROR SUMMARY: [1-9]" "$log"; then
+  lost=$(grep -Eo "definitely lost: [0-9,]+ bytes" "$log" 2>/dev/null | head -1)
+  if ! [[ "$status" =~ ^[0-9]+$ ]]; then
+    echo "valgrind: FAIL  $name: the run left no exit status"
+    failed=1
+  elif [ "$status" -eq 99 ] || grep -q "ERROR SUMMARY: [1-9]" "$log"; then
     echo "valgrind: FAIL  $name (yajl $arguments)"
     sed 's/^/    /' "$log" | head -60
     failed=1
