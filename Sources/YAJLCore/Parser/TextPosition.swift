@@ -60,11 +60,7 @@ struct TextPosition {
             newlinesBefore += newlines
             lineStartBefore = base + i + 1
         }
-        // A loop of its own: `lastIndex(where:)` is not specialized in debug and sanitizer builds,
-        // where it cost an allocation per byte of a chunk of white space.
-        var last = bytes.count - 1
-        while last >= 0 && bytes[last].isJSONWhiteSpace { last -= 1 }
-        if last >= 0 { lastSignificant = bytes[last] }
+        lastSignificant = lastSignificantByte(before: base + chunk.count, in: chunk, base: base)
         if let quote = Self.openingQuote(
             in: UnsafeRawBufferPointer(chunk),
             before: bytes.count,
