@@ -1,8 +1,9 @@
 // libFuzzer target: the writer bridge. Parse the input into a JSONWriter, parse the output again:
 // the events must be equal, in both minified and beautified output, with fuzzer-chosen indent
-// strings (invalid ones must throw JSONOptionError, never crash). Minified output written by
-// yajl_gen must be byte for byte the records' own minified text (JSONFragment). Then `number(text:)` on the input's first bytes must accept exactly what the parser
-// reads as one number.
+// strings (invalid ones must throw JSONOptionError, never crash). The writer's minified output
+// must be byte for byte the records' text (JSONFragment, written by yajl_gen through
+// MinifiedText). Then `number(text:)` on the input's first bytes must accept exactly what the
+// parser reads as one number.
 
 /// Indents to choose from: valid ones, and ones YAJL refuses (which used to crash the writer).
 let indents = ["    ", "\t", "", " ", "\n", "\r\n", "->", "x", " \u{0}", String(repeating: " ", count: 70)]
@@ -91,7 +92,7 @@ func fuzzWriter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard indentIsValid else { fuzzFailure("the indent \(indent.debugDescription) was accepted") }
     let output = Array(sink.data)
     if !writerOptions.beautify && !writerOptions.escapesSolidus && !multiple {
-        // The records' minifier (JSONFragment, from the tape) writes the same bytes as yajl_gen.
+        // The records' text (JSONFragment, from the tape through MinifiedText) is the writer's.
         let recordOptions = JSONRecordOptions()
         let fragment: JSONFragment?
         do {
@@ -102,7 +103,7 @@ func fuzzWriter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
         guard let fragment, fragment.bytes == output else {
             fuzzFailure(
-                "the records' minifier and yajl_gen differ: \(String(decoding: output.prefix(200), as: UTF8.self))"
+                "the records' text and the writer's differ: \(String(decoding: output.prefix(200), as: UTF8.self))"
             )
         }
     }

@@ -1,6 +1,6 @@
 /*
- * text.c: scans of plain bytes (the position tracker's newlines, the escaper's string runs) and
- * number conversion in the "C" locale.
+ * text.c: scans of plain bytes (the position tracker's newlines and quotes) and number conversion
+ * in the "C" locale.
  */
 #include "CYAJLSupport.h"
 #include <locale.h>
@@ -59,32 +59,6 @@ long cyajl_count_newlines(const unsigned char *data, size_t length) {
 #endif
     for (; i < length; i++) count += data[i] == '\n';
     return (long)count;
-}
-
-/*
- * Inside a string, 16 bytes a step with SSE2: from `from`, the index of the first `"`, `\` or
- * control byte (below 0x20), or the first index from which fewer than 16 bytes remain, where the
- * Swift loop (firstQuoteBackslashOrControl: eight bytes a step, then byte by byte) takes over.
- * Elsewhere it returns `from`, and that loop does all of it. The escaping of strings uses it.
- */
-long cyajl_skip_string_blocks(const unsigned char *data, long length, long from) {
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i highest_control = _mm_set1_epi8(0x1F);
-    while (length - from >= 16) {
-        __m128i bytes = _mm_loadu_si128((const __m128i *)(const void *)(data + from));
-        /* A byte is a control byte when its unsigned maximum with 0x1F is 0x1F. */
-        __m128i controls = _mm_cmpeq_epi8(_mm_max_epu8(bytes, highest_control), highest_control);
-        __m128i stops = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)), controls
-        );
-        int mask = _mm_movemask_epi8(stops);
-        if (mask != 0) return from + __builtin_ctz((unsigned)mask);
-        from += 16;
-    }
-#endif
-    return from;
 }
 
 /* glibc declares strtod_l only under _GNU_SOURCE, which a module cannot rely on: declare it. */

@@ -268,18 +268,12 @@ final class CacheSpool {
             meta.syncedBytes = meta.completeBytes
         }
         meta.bootID = Self.bootID
-        var text = "{\"url\":\(Self.quoted(meta.url))"
-        if let etag = meta.etag { text += ",\"etag\":\(Self.quoted(etag))" }
-        if let date = meta.lastModified { text += ",\"last_modified\":\(Self.quoted(date))" }
-        if let length = meta.length { text += ",\"length\":\(length)" }
-        text += ",\"complete_bytes\":\(meta.completeBytes),\"synced_bytes\":\(meta.syncedBytes)"
-        if let boot = meta.bootID { text += ",\"boot_id\":\(Self.quoted(boot))" }
-        text += ",\"complete\":\(meta.complete)}\n"
+        let text = try Self.json(meta)
         let temporary = Self.temporaryName(for: metaPath)
         let metaFD = try Syscalls.createExclusively(temporary)
         defer { Syscalls.close(metaFD) }
         do {
-            try Array(text.utf8).withUnsafeBytes { try Syscalls.writeAll(metaFD, $0, target: temporary) }
+            try text.withUnsafeBytes { try Syscalls.writeAll(metaFD, $0, target: temporary) }
             try Syscalls.rename(temporary, to: metaPath)
         } catch {
             Syscalls.unlinkFile(temporary)
@@ -299,11 +293,26 @@ final class CacheSpool {
         written = 0
     }
 
-    private static func quoted(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        var text = text
-        text.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &bytes) }
-        return String(decoding: bytes, as: UTF8.self)
+    /// The metadata as one line of JSON, written by ``JSONWriter``.
+    private static func json(_ meta: Metadata) throws -> Data {
+        let sink = MemoryOutputSink()
+        let writer = JSONWriter(to: sink)
+        func member(_ key: String, _ write: () throws -> Void) throws {
+            try writer.key(key)
+            try write()
+        }
+        try writer.startObject()
+        try member("url") { try writer.string(meta.url) }
+        if let etag = meta.etag { try member("etag") { try writer.string(etag) } }
+        if let date = meta.lastModified { try member("last_modified") { try writer.string(date) } }
+        if let length = meta.length { try member("length") { try writer.integer(Int64(length)) } }
+        try member("complete_bytes") { try writer.integer(Int64(meta.completeBytes)) }
+        try member("synced_bytes") { try writer.integer(Int64(meta.syncedBytes)) }
+        if let boot = meta.bootID { try member("boot_id") { try writer.string(boot) } }
+        try member("complete") { try writer.bool(meta.complete) }
+        try writer.endObject()
+        try writer.finish()
+        return sink.data + [0x0A]
     }
 
     /// Removes the oldest entries of `directory` (by their metadata's modification time) until

@@ -105,7 +105,7 @@ public struct HTTPOptions: Sendable {
         for (name, value) in headers {
             guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
                 throw invalid(
-                    "header name '\(JSONEscaping.printable(name))' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)"
+                    "header name '\(MessageText.printable(name))' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)"
                 )
             }
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {

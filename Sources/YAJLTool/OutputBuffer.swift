@@ -25,18 +25,6 @@ final class OutputBuffer {
         if buffer.count >= capacity { try flush() }
     }
 
-    /// Writes `bytes` as a JSON string literal (see `JSONEscaping`). Invalid UTF-8 (possible with
-    /// --no-utf8-check) becomes U+FFFD, so the output is always valid JSON.
-    func writeJSONString(_ bytes: UnsafeRawBufferPointer) throws {
-        if bytes.isEmpty || String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) != nil {
-            JSONEscaping.appendQuoted(bytes, to: &buffer)
-        } else {
-            var repaired = String(decoding: bytes, as: UTF8.self)
-            repaired.withUTF8 { JSONEscaping.appendQuoted(UnsafeRawBufferPointer($0), to: &buffer) }
-        }
-        if buffer.count >= capacity { try flush() }
-    }
-
     /// Writes raw bytes.
     func write(bytes: [UInt8]) throws {
         buffer.append(contentsOf: bytes)

@@ -1,4 +1,4 @@
-// About 340 lines: the writer's suites (states, options, json_reformat parity, the writer against the records minifier)
+// About 340 lines: the writer's suites (states, options, json_reformat parity, the writer against the records' text)
 // share their helpers.
 
 import Foundation
@@ -322,9 +322,10 @@ struct WriterTests {
     }
 }
 
-/// The writer's minified output (`yajl_gen`) and the minified text of records (``JSONFragment``,
-/// ``JSONValue/description``, written from the tape) must be the same bytes for every token,
-/// escape and separator: a record written through either reads the same.
+/// The writer's minified output and the minified text of records (``JSONFragment``,
+/// ``JSONValue/description``, written from the tape through ``MinifiedText``) must be the same
+/// bytes for every token, escape and separator: both are `yajl_gen`'s, and the walks and the
+/// separators printed across generators must not change them.
 @Suite("Writer and fragment bytes")
 struct WriterAndFragmentBytesTests {
     static let documents: [String] = [
@@ -352,7 +353,7 @@ struct WriterAndFragmentBytesTests {
         return sink.string
     }
 
-    /// The same, from the records' own minifier: each value's ``JSONFragment`` bytes, which are its
+    /// The same, from the records' text (``MinifiedText``): each value's ``JSONFragment`` bytes, which are its
     /// ``JSONValue/description`` (`/` escaped afterwards: JSON has `/` only inside strings).
     static func fromFragments(_ document: String, escapesSolidus: Bool, twice: Bool) throws -> String {
         var options = JSONRecordOptions()
@@ -370,7 +371,7 @@ struct WriterAndFragmentBytesTests {
     }
 
     @Test(arguments: documents)
-    func sameBytesAsTheRecordsMinifier(document: String) throws {
+    func sameBytesAsTheRecordsText(document: String) throws {
         for escapesSolidus in [false, true] {
             for twice in [false, true] {
                 let expected = try Self.fromFragments(document, escapesSolidus: escapesSolidus, twice: twice)
@@ -395,7 +396,7 @@ struct WriterAndFragmentBytesTests {
 
     /// Strings and keys of 0 to 40 characters, up to 46 bytes (past the 16-byte and 8-byte steps
     /// of the search for the next byte to escape) with `special` at every position, among ASCII and two-byte UTF-8
-    /// bytes: `yajl_gen` writes what the records' minifier writes, with and without `\/`.
+    /// bytes: the writer writes what the records' text holds, with and without `\/`.
     @Test(arguments: [
         UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), 0x00, 0x01, 0x08, 0x09, 0x0A, 0x1F, 0x7F,
     ])

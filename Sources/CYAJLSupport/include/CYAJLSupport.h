@@ -224,9 +224,6 @@ int cyajl_utf8_prefix_available(void);
 long cyajl_last_index_of(const void *data, int byte, size_t length);
 /* The number of newlines among the `length` bytes at `data`. */
 long cyajl_count_newlines(const unsigned char *data, size_t length);
-/* Inside a string: from `from`, the index of the first `"`, `\` or control byte, or an index from
- * which fewer than 16 bytes remain (the caller's loop does the rest). */
-long cyajl_skip_string_blocks(const unsigned char *data, long length, long from);
 /* strtod over `length` bytes that are not NUL-terminated, in the "C" locale; *ok is 0 only when
  * memory for a long copy could not be had. */
 double cyajl_strtod(const char *text, size_t length, int *ok);

@@ -26,6 +26,8 @@ final class DecodingSession {
     let keyStrings = KeyStringCache()
     /// Which decoded types are arrays and dictionaries that the decoder's own loops decode.
     let collectionTypes = CollectionTypeCache()
+    /// The generator that writes ``JSONFragment``s, made once per session.
+    var minifiedText = MinifiedText()
 
     /// Whether keys are compared as they are (no key strategy).
     let usesDefaultKeys: Bool

@@ -257,7 +257,7 @@ final class TapeDecoder: Decoder {
         }
         if T.self == JSONValue.self { return view.value(index, keys: session.keyStrings) as! T }
         if T.self == JSONFragment.self {
-            return JSONFragment(bytes: view.minified(index)) as! T
+            return JSONFragment(bytes: view.minified(index, using: &session.minifiedText)) as! T
         }
         if T.self == Date.self { return try decodeDate() as! T }
         if T.self == Decimal.self { return try decodeDecimal() as! T }

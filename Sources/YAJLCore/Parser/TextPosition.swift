@@ -234,7 +234,7 @@ struct TextPosition {
     }
 
     static func printable(_ bytes: [UInt8]) -> String {
-        JSONEscaping.printable(String(decoding: bytes, as: UTF8.self))
+        MessageText.printable(String(decoding: bytes, as: UTF8.self))
     }
 
     /// The newlines in `bytes` (16 bytes a step, in the C shim).

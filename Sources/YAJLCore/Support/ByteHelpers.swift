@@ -33,41 +33,10 @@ extension String {
 /// The high bit of each byte of `word` that is below `limit` (1 to 128; 1 marks the zero bytes):
 /// exact up to the lowest such byte, so the trailing zero count finds the first one in a
 /// little-endian word (a borrow can mark bytes above it, never below). The eight-bytes-a-step test
-/// of the scanners (``firstQuoteBackslashOrControl(_:_:from:)`` writes it out: see there).
+/// of the scanners.
 @inline(__always)
 func bytesBelow(_ limit: UInt8, in word: UInt64) -> UInt64 {
     (word &- 0x0101_0101_0101_0101 &* UInt64(limit)) & ~word & 0x8080_8080_8080_8080
-}
-
-/// The index of the first `"`, `\` or control byte from `start`, or `count`: where a JSON string
-/// stops being copied as is (the escaping of strings); 16 bytes at a time in C
-/// (`cyajl_skip_string_blocks`, SSE2) while 16 remain, then eight at a time while eight remain.
-/// Each test of a word finds the bytes it looks for exactly up to the first one (a borrow only
-/// marks bytes above it), so the lowest mark is the first such byte. The three tests are
-/// ``bytesBelow(_:in:)`` written out, sharing one mask.
-@inline(__always)
-func firstQuoteBackslashOrControl(_ bytes: UnsafePointer<UInt8>, _ count: Int, from start: Int) -> Int {
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    let highs: UInt64 = 0x8080_8080_8080_8080
-    var index = cyajl_skip_string_blocks(bytes, count, start)
-    if count &- index >= 16 { return index }
-    while count &- index >= 8 {
-        let word = UInt64(littleEndian: UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self))
-        let quotes = word ^ (ones &* 0x22)
-        let backslashes = word ^ (ones &* 0x5C)
-        let found =
-            ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
-            | ((word &- ones &* 0x20) & ~word)
-        let marks = found & highs
-        if marks != 0 { return index &+ marks.trailingZeroBitCount >> 3 }
-        index &+= 8
-    }
-    while index < count {
-        let byte = bytes[index]
-        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return index }
-        index &+= 1
-    }
-    return count
 }
 
 /// Whether `count` bytes at `a` and `b` are equal (no `memcmp` call, no allocation). Up to 16

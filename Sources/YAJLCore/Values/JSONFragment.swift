@@ -1,5 +1,5 @@
-/// A selected value as minified JSON text: numbers exactly as written, strings re-escaped, keys in
-/// document order. The fastest way to pass records through (to NDJSON, a queue, another tool):
+/// A selected value as minified JSON text, written by `yajl_gen` at any depth: numbers exactly as
+/// written, strings re-escaped, keys in document order. The fastest way to pass records through (to NDJSON, a queue, another tool):
 /// with ``JSONRecordReader`` it is written straight from the recorded events, with no tree.
 ///
 /// ```swift
@@ -49,36 +49,17 @@ public struct JSONFragment: Sendable, Hashable, Decodable, CustomStringConvertib
 }
 
 extension TapeView {
-    /// The value at `index` as minified JSON. A large value is measured first, so that its bytes
-    /// are allocated once at their size (growing by doubling would peak at three times it).
-    func minified(_ index: Int) -> [UInt8] {
-        var emitter = MinifiedEmitter(capacity: next(index) - index > 1 << 16 ? minifiedLength(index) : 0)
-        write(index, to: &emitter)
-        return emitter.output
+    /// The value at `index` as minified JSON, written by `yajl_gen` through `text` (a decoding
+    /// session keeps one, so that its generator is made once per reader, not once per record).
+    func minified(_ index: Int, using text: inout MinifiedText) -> [UInt8] {
+        write(index, to: &text)
+        return text.finish()
     }
 
-    /// The length of ``minified(_:)``'s output for the value at `index`: one pass over its
-    /// entries, which the tape holds in document order (no recursion, whatever the depth).
-    func minifiedLength(_ index: Int) -> Int {
-        let end = next(index)
-        var length = 0
-        var entry = index
-        while entry < end {
-            switch kind(entry) {
-            case .null: length += 4
-            case .bool: length += bool(entry) ? 4 : 5
-            case .number: length += text(entry).count
-            case .string: length += JSONEscaping.quotedLength(text(entry))
-            case .key: length += JSONEscaping.quotedLength(text(entry)) + 1  // and its colon
-            case .array, .object:
-                // Brackets, and a comma between values.
-                length += 2 + max(0, count(entry) - 1)
-                entry = firstChild(entry)
-                continue
-            }
-            entry = next(entry)
-        }
-        return length
+    /// The value at `index` as minified JSON, through a generator of its own.
+    func minified(_ index: Int) -> [UInt8] {
+        var text = MinifiedText()
+        return minified(index, using: &text)
     }
 
     /// Writes the value at `index` to `sink`, token by token: one pass over its entries, with

@@ -127,12 +127,12 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
 }
 
 extension JSONValue: CustomStringConvertible {
-    /// The value as minified JSON, numbers exactly as written, strings escaped as YAJL's generator
-    /// escapes them (the same bytes as ``JSONFragment``).
+    /// The value as minified JSON, written by YAJL's generator at any depth: numbers exactly as
+    /// written, strings escaped as `yajl_gen` escapes them (the same bytes as ``JSONFragment``).
     public var description: String {
-        var emitter = MinifiedEmitter()
-        write(to: &emitter)
-        return String(decoding: emitter.output, as: UTF8.self)
+        var text = MinifiedText()
+        write(to: &text)
+        return String(decoding: text.finish(), as: UTF8.self)
     }
 
     /// Writes the value to `sink`, token by token.

@@ -1,5 +1,6 @@
-// Writer/: JSON out: JSONWriter over yajl_gen (the only file that calls the generator is
-// YAJLGeneratorBridge), token and output sinks, Encodable records; calls Support/.
+// Writer/: JSON out, all of it written by yajl_gen (the only file that calls the generator is
+// YAJLGeneratorBridge): JSONWriter, MinifiedText (records' and trees' text at any depth), token
+// and output sinks, Encodable records; calls Support/.
 
 // About 330 lines: one type, the public writer, with a method and a state check per JSON token;
 // the handler that forwards parse events and the token-sink walk live in their own files.
@@ -66,7 +67,7 @@ public final class JSONWriter {
             guard indent.utf8.count <= Self.maxIndentBytes, indent.utf8.allSatisfy(\.isJSONWhiteSpace) else {
                 throw JSONOptionError(
                     option: "JSONWriter.Options.indent",
-                    value: "\"\(JSONEscaping.printable(indent, limit: 64))\"",
+                    value: "\"\(MessageText.printable(indent, limit: 64))\"",
                     allowed: "white space only (spaces, tabs, newlines), at most \(Self.maxIndentBytes) bytes"
                 )
             }
@@ -279,7 +280,7 @@ public final class JSONWriter {
             throw JSONWriterError(
                 kind: .invalidNumber,
                 message:
-                    "not a JSON number: \"\(JSONEscaping.printable(String(decoding: text, as: UTF8.self), limit: 64))\""
+                    "not a JSON number: \"\(MessageText.printable(String(decoding: text, as: UTF8.self), limit: 64))\""
             )
         }
         try number(validatedText: text)

@@ -178,4 +178,9 @@ final class YAJLGeneratorBridge {
     func reset(separator: String) {
         separator.withCString { yajl_gen_reset(handle, $0) }
     }
+
+    /// Starts a new top-level value, printing nothing between it and the last.
+    func restart() {
+        yajl_gen_reset(handle, nil)
+    }
 }

@@ -1,36 +1,59 @@
 import YAJLCore
 
-/// Prints each event as a one-line JSON array, in the format of YAJL's own event tests.
+/// Prints each event as a one-line JSON array, in the format of YAJL's own event tests, written by
+/// a ``JSONWriter`` (one array per line, and a final newline from ``finish()``).
 final class EventPrinter: JSONEventHandler {
-    let out = OutputBuffer()
+    private let writer = JSONWriter(to: .standardOutput)
+    private var printedAny = false
 
-    func startObject(context: JSONEventContext) throws { try out.write("[\"start_map\"]\n") }
-    func endObject(context: JSONEventContext) throws { try out.write("[\"end_map\"]\n") }
-    func startArray(context: JSONEventContext) throws { try out.write("[\"start_array\"]\n") }
-    func endArray(context: JSONEventContext) throws { try out.write("[\"end_array\"]\n") }
-    func null(context: JSONEventContext) throws { try out.write("[\"null\"]\n") }
-    func bool(_ value: Bool, context: JSONEventContext) throws {
-        try out.write(value ? "[\"boolean\",true]\n" : "[\"boolean\",false]\n")
+    init() { writer.allowMultipleValues(separator: "\n") }
+
+    /// One event: its name, then its value when `value` writes one.
+    private func event(_ name: String, _ value: (() throws -> Void)? = nil) throws {
+        try writer.startArray()
+        try writer.string(name)
+        try value?()
+        try writer.endArray()
+        printedAny = true
     }
+
+    /// A string or key as it came. Invalid UTF-8 (possible with --no-utf8-check) becomes U+FFFD,
+    /// so the output is always valid JSON.
+    private func text(_ bytes: UnsafeRawBufferPointer) throws {
+        if String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) != nil {
+            try writer.string(utf8: bytes)
+        } else {
+            try writer.string(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    func startObject(context: JSONEventContext) throws { try event("start_map") }
+    func endObject(context: JSONEventContext) throws { try event("end_map") }
+    func startArray(context: JSONEventContext) throws { try event("start_array") }
+    func endArray(context: JSONEventContext) throws { try event("end_array") }
+    func null(context: JSONEventContext) throws { try event("null") }
+    func bool(_ value: Bool, context: JSONEventContext) throws { try event("boolean") { try self.writer.bool(value) } }
     func key(_ key: JSONStringView, context: JSONEventContext) throws {
-        try out.write("[\"map_key\",")
-        try out.writeJSONString(key.bytes)
-        try out.write("]\n")
+        try event("map_key") { try self.text(key.bytes) }
     }
     func string(_ value: JSONStringView, context: JSONEventContext) throws {
-        try out.write("[\"string\",")
-        try out.writeJSONString(value.bytes)
-        try out.write("]\n")
+        try event("string") { try self.text(value.bytes) }
     }
     func number(_ value: JSONNumberView, context: JSONEventContext) throws {
         switch value.value {
-        case .integer(let integer): try out.write("[\"integer\",\(integer)]\n")
-        case .double(let double): try out.write("[\"double\",\(double)]\n")  // shortest round-trip form
-        case .unrepresentable:
-            try out.write("[\"number\",")
-            try out.writeJSONString(value.bytes)
-            try out.write("]\n")
+        case .integer(let integer): try event("integer") { try self.writer.integer(integer) }
+        case .double(let double): try event("double") { try self.writer.double(double) }  // shortest round-trip form
+        case .unrepresentable: try event("number") { try self.text(value.bytes) }
         }
+    }
+
+    /// Hands over what is buffered, ending the last line.
+    func finish() throws {
+        try writer.finish()
+        guard printedAny else { return }
+        let newline = OutputBuffer()
+        try newline.write("\n")
+        try newline.flush()
     }
 }
 
@@ -51,10 +74,12 @@ let eventsCommand = Command(
     let printer = EventPrinter()
     do {
         try parseInput(settings, handler: printer)
+    } catch let error as JSONIOError where error.operation == .write {
+        throw error  // the output itself failed: nothing more can be written
     } catch {
-        try printer.out.flush()  // the events before the error
+        try printer.finish()  // the events before the error
         throw error
     }
-    try printer.out.flush()
+    try printer.finish()
     return ExitStatus.success
 }
