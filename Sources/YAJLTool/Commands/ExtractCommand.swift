@@ -134,19 +134,9 @@ let extractCommand = Command(
     return ExitStatus.success
 }
 
-/// `text` as a JSON string.
+/// `text` as a JSON string literal, escaped by `yajl_gen` (``JSONValue/description``).
 func jsonQuoted(_ text: String) -> String {
-    var quoted = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": quoted += "\\\""
-        case "\\": quoted += "\\\\"
-        case _ where scalar.value < 0x20:
-            quoted += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-        default: quoted.unicodeScalars.append(scalar)
-        }
-    }
-    return quoted + "\""
+    JSONValue.string(text).description
 }
 
 func fileSize(_ path: String) -> Int? {

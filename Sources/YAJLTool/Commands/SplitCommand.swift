@@ -109,21 +109,21 @@ let splitCommand = Command(
     return ExitStatus.success
 }
 
-/// What identifies the version of the source that was split: each field's name and its value as
-/// JSON (sizes are numbers, the rest strings).
-private func validator(of source: any JSONByteSource, name: String) -> [(String, String)] {
+/// What identifies the version of the source that was split: each field's name and its value
+/// (sizes are numbers, the rest strings).
+private func validator(of source: any JSONByteSource, name: String) -> [(String, JSONValue)] {
     if let http = source as? HTTPByteSource {
-        var fields: [(String, String)] = []
-        if let etag = http.resourceETag { fields.append(("etag", jsonQuoted(etag))) }
-        if let date = http.resourceLastModified { fields.append(("last_modified", jsonQuoted(date))) }
-        if let length = http.resourceLength { fields.append(("length", String(length))) }  // a number
+        var fields: [(String, JSONValue)] = []
+        if let etag = http.resourceETag { fields.append(("etag", .string(etag))) }
+        if let date = http.resourceLastModified { fields.append(("last_modified", .string(date))) }
+        if let length = http.resourceLength { fields.append(("length", JSONValue(integerLiteral: length))) }
         return fields
     }
     guard name != "stdin", let attributes = try? FileManager.default.attributesOfItem(atPath: name) else { return [] }
-    var fields: [(String, String)] = []
-    if let size = fileSize(name) { fields.append(("size", String(size))) }
+    var fields: [(String, JSONValue)] = []
+    if let size = fileSize(name) { fields.append(("size", JSONValue(integerLiteral: size))) }
     if let date = attributes[.modificationDate] as? Date {
-        fields.append(("modified", jsonQuoted(RFC3339.string(from: date))))
+        fields.append(("modified", .string(RFC3339.string(from: date))))
     }
     return fields
 }
@@ -131,7 +131,7 @@ private func validator(of source: any JSONByteSource, name: String) -> [(String,
 /// `manifest.json`: the shards, their counts, and where they came from.
 private struct Manifest {
     let source: String
-    let validator: [(String, String)]
+    let validator: [(String, JSONValue)]
     let query: String
     let compression: String
     let sourceBytes: Int
@@ -139,22 +139,39 @@ private struct Manifest {
 
     var records: Int { shards.reduce(0) { $0 + $1.records } }
 
+    /// The manifest as a JSON value, members in the order they are written.
+    var value: JSONValue {
+        let number = { (value: Int) in JSONValue(integerLiteral: value) }
+        let shardValues = shards.map { shard -> JSONValue in
+            .object([
+                "name": .string(shard.name), "records": number(shard.records), "bytes": number(shard.bytes),
+                "file_bytes": number(shard.fileBytes),
+            ])
+        }
+        return .object([
+            "format": "ndjson",
+            "compression": .string(compression),
+            "source": .string(source),
+            "source_bytes": number(sourceBytes),
+            "validator": .object(JSONObject(validator.map { JSONObject.Member(key: $0.0, value: $0.1) })),
+            "query": .string(query),
+            "records": number(records),
+            "bytes": number(shards.reduce(0) { $0 + $1.bytes }),
+            "shards": .array(JSONArray(shardValues)),
+        ])
+    }
+
     func write(to directory: String) throws {
-        var text = "{\n  \"format\": \"ndjson\",\n  \"compression\": \(jsonQuoted(compression)),\n"
-        text += "  \"source\": \(jsonQuoted(source)),\n  \"source_bytes\": \(sourceBytes),\n"
-        text +=
-            "  \"validator\": {" + validator.map { "\(jsonQuoted($0.0)): \($0.1)" }.joined(separator: ", ")
-        text += "},\n  \"query\": \(jsonQuoted(query)),\n"
-        text += "  \"records\": \(records),\n  \"bytes\": \(shards.reduce(0) { $0 + $1.bytes }),\n  \"shards\": [\n"
-        text += shards.map {
-            "    {\"name\": \(jsonQuoted($0.name)), \"records\": \($0.records), \"bytes\": \($0.bytes), \"file_bytes\": \($0.fileBytes)}"
-        }.joined(separator: ",\n")
-        text += "\n  ]\n}\n"
-        // Into the staging folder, from which it is renamed into DIR last.
+        // Into the staging folder, from which it is renamed into DIR last; indented two spaces,
+        // with a final newline (yajl_gen's, when it beautifies).
         let target = directory + "/manifest.json"
         let fd = try Syscalls.createForWriting(target)
         defer { Syscalls.close(fd) }
-        var bytes = Array(text.utf8)
-        try bytes.withUnsafeMutableBytes { try Syscalls.writeAll(fd, UnsafeRawBufferPointer($0), target: target) }
+        let writer = JSONWriter(
+            to: FileDescriptorOutputSink(fileDescriptor: fd, name: target),
+            options: JSONWriter.Options(beautify: true, indent: "  ")
+        )
+        try writer.write(value)
+        try writer.finish()
     }
 }

@@ -35,12 +35,16 @@ final class StatsCounter: JSONEventHandler {
         nulls += other.nulls
     }
 
-    /// The counts as the JSON object `stats` prints.
+    /// The counts as the JSON object `stats` prints (minified, by `yajl_gen`), and a newline.
     func json(bytes: Int, maxDepth: Int, badLines: Int? = nil) -> String {
-        "{\"bytes\":\(bytes),\"maps\":\(maps),\"arrays\":\(arrays),\"keys\":\(keys),"
-            + "\"strings\":\(strings),\"integers\":\(integers),\"doubles\":\(doubles),\"numbers\":\(numbers),"
-            + "\"booleans\":\(booleans),\"nulls\":\(nulls),\"max_depth\":\(maxDepth)"
-            + (badLines.map { ",\"bad_lines\":\($0)" } ?? "") + "}\n"
+        let counts =
+            [
+                ("bytes", bytes), ("maps", maps), ("arrays", arrays), ("keys", keys), ("strings", strings),
+                ("integers", integers), ("doubles", doubles), ("numbers", numbers), ("booleans", booleans),
+                ("nulls", nulls), ("max_depth", maxDepth),
+            ] + (badLines.map { [("bad_lines", $0)] } ?? [])
+        let members = counts.map { JSONObject.Member(key: $0.0, value: JSONValue(integerLiteral: $0.1)) }
+        return JSONValue.object(JSONObject(members)).description + "\n"
     }
 }
 
