@@ -49,8 +49,23 @@ struct TapeTests {
             case .null: tape.scalar(.null, at: at)
             }
         }
-        let output = tape.view.minified(0)
+        var text = MinifiedText()
+        let output = tape.view.minified(0, using: &text)
         #expect(String(decoding: output, as: UTF8.self) == document)
+        // The length reserved for a large value: the output's, less what escaping added (`\n`
+        // adds one byte, `\u001F` five).
+        var added = 0
+        var index = 0
+        while index < output.count {
+            guard output[index] == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
+            let long = output[index + 1] == UInt8(ascii: "u")
+            added += long ? 5 : 1
+            index += long ? 6 : 2
+        }
+        #expect(tape.view.minifiedLengthWithoutEscapes(0) == output.count - added)
         let sink = MemoryOutputSink()
         var writer = JSONWriter(to: sink, options: .init(validatesUTF8: false))
         try tape.view.write(0, to: &writer)
@@ -148,7 +163,8 @@ struct TapeTests {
         tape.endContainer()
         #expect(!tape.isCapturing)
         let view = tape.view
-        let output = view.minified(0)
+        var text = MinifiedText()
+        let output = view.minified(0, using: &text)
         #expect(String(decoding: output, as: UTF8.self) == #"{"":[1,22,0.5,-0,[true]],"k":null}"#)
         #expect(view.count(0) == 2 && view.end(0) == tape.count)
         let array = view.next(view.firstChild(0))
@@ -185,9 +201,9 @@ struct TapeTests {
         #expect(fragment.bytes.prefix(4) == [0x5B, 0x31, 0x2C, 0x31] && fragment.bytes.last == 0x5D)
         #expect(try records.next() == nil)
         if resetPeak, let peak = ProcessMemory.field("VmHWM") {
-            // The 20 MB fragment (allocated once at its size), the 10 MB tape and its ~10 MB of
-            // source positions, both grown by realloc (no second copy): 38 MiB measured, with
-            // room for the allocator and the runner on other machines.
+            // The 20 MB fragment (allocated once at its size: it has no escapes), the 10 MB tape
+            // and its ~10 MB of source positions, both grown by realloc (no second copy): 38 MiB
+            // measured, with room for the allocator and the runner on other machines.
             print("one 20 MB record: peak RSS grew by \((peak - before) >> 20) MiB")
             #expect(peak - before < 80 << 20, "peak grew by \((peak - before) >> 20) MiB for a 20 MB record")
         } else {

@@ -1,6 +1,7 @@
 /// A selected value as minified JSON text, written by `yajl_gen` at any depth: numbers exactly as
-/// written, strings re-escaped, keys in document order. The fastest way to pass records through (to NDJSON, a queue, another tool):
-/// with ``JSONRecordReader`` it is written straight from the recorded events, with no tree.
+/// written, strings re-escaped, keys in document order. The fastest way to pass records through
+/// (to NDJSON, a queue, another tool): with ``JSONRecordReader`` it is written straight from the
+/// recorded events, with no tree.
 ///
 /// ```swift
 /// let lines = try JSONRecordReader(JSONFragment.self, at: "$.results[*]", from: .file(path))
@@ -51,15 +52,36 @@ public struct JSONFragment: Sendable, Hashable, Decodable, CustomStringConvertib
 extension TapeView {
     /// The value at `index` as minified JSON, written by `yajl_gen` through `text` (a decoding
     /// session keeps one, so that its generator is made once per reader, not once per record).
+    /// A large value's bytes are allocated once, at their length without escapes.
     func minified(_ index: Int, using text: inout MinifiedText) -> [UInt8] {
+        if next(index) - index > 1 << 16 { text.reserve(minifiedLengthWithoutEscapes(index)) }
         write(index, to: &text)
         return text.finish()
     }
 
-    /// The value at `index` as minified JSON, through a generator of its own.
-    func minified(_ index: Int) -> [UInt8] {
-        var text = MinifiedText()
-        return minified(index, using: &text)
+    /// The length of the value at `index` as minified JSON, less whatever `yajl_gen` adds to
+    /// escape its strings: the texts, quotes, colons, commas and brackets. One pass over its
+    /// entries, which the tape holds in document order (no recursion, whatever the depth).
+    func minifiedLengthWithoutEscapes(_ index: Int) -> Int {
+        let end = next(index)
+        var length = 0
+        var entry = index
+        while entry < end {
+            switch kind(entry) {
+            case .null: length += 4
+            case .bool: length += bool(entry) ? 4 : 5
+            case .number: length += text(entry).count
+            case .string: length += text(entry).count + 2
+            case .key: length += text(entry).count + 3  // its quotes and colon
+            case .array, .object:
+                // Brackets, and a comma between values.
+                length += 2 + max(0, count(entry) - 1)
+                entry = firstChild(entry)
+                continue
+            }
+            entry = next(entry)
+        }
+        return length
     }
 
     /// Writes the value at `index` to `sink`, token by token: one pass over its entries, with

@@ -31,6 +31,10 @@ struct MinifiedText: JSONTokenSink {
         generators = [current]
     }
 
+    /// Allocates the next value's text for `bytes` (a value about to be written, when its length
+    /// is known, or a lower bound of it).
+    func reserve(_ bytes: Int) { chunks.reserve(bytes) }
+
     /// The text written, once the value is complete; then the next value may be written (the
     /// generators and their buffers are kept for it).
     mutating func finish() -> [UInt8] {
@@ -125,20 +129,23 @@ struct MinifiedText: JSONTokenSink {
     mutating func null() { done(current.null()) }
 }
 
-/// The generators' output: appended to one array until it holds 64 KiB, then to the next; joined
-/// once at the end, so that a large value is copied once at its size (an array that grew by
-/// doubling would peak at three times it).
+/// The generators' output, in one array (allocated at the value's size when it was reserved);
+/// past 64 KiB, a write that the array has no room for goes to a further array instead of growing
+/// it, and the arrays are joined once at the end. So a large value is copied at most once more at
+/// its size (an array that grew by doubling would peak at three times it).
 private final class OutputChunks: JSONOutputSink {
     static let size = 64 << 10
     private var full: [[UInt8]] = []
     private var last: [UInt8] = []
 
+    func reserve(_ bytes: Int) { last.reserveCapacity(bytes) }
+
     func write(_ bytes: UnsafeRawBufferPointer) {
-        last.append(contentsOf: bytes)
-        if last.count >= Self.size {
+        if last.count >= Self.size && last.count + bytes.count > last.capacity {
             full.append(last)
             last = []
         }
+        last.append(contentsOf: bytes)
     }
 
     /// Everything written, joined; the chunks are then empty.
