@@ -3,7 +3,8 @@ import YAJLCore
 /// Prints each event as a one-line JSON array, in the format of YAJL's own event tests, written by
 /// a ``JSONWriter`` (one array per line, and a final newline from ``finish()``).
 final class EventPrinter: JSONEventHandler {
-    private let writer = JSONWriter(to: .standardOutput)
+    /// Raw strings are checked here once (``text(_:)``), not again by the writer.
+    private let writer = JSONWriter(to: .standardOutput, options: JSONWriter.Options(validatesUTF8: false))
     private var printedAny = false
 
     init() { writer.allowMultipleValues(separator: "\n") }
