@@ -16,13 +16,13 @@ protocol TapeDecodableCollection {
 
 extension Array: TapeDecodableCollection where Element: Decodable {
     static func decodeCollection<Result>(from decoder: TapeDecoder, as result: Result.Type) throws -> Result {
-        unsafeBitCast(try decoder.decodeElements(Element.self), to: Result.self)
+        try decoder.decodeElements(Element.self) as! Result
     }
 }
 
 extension Dictionary: TapeDecodableCollection where Key == String, Value: Decodable {
     static func decodeCollection<Result>(from decoder: TapeDecoder, as result: Result.Type) throws -> Result {
-        unsafeBitCast(try decoder.decodeMembers(Value.self), to: Result.self)
+        try decoder.decodeMembers(Value.self) as! Result
     }
 }
 

@@ -172,8 +172,8 @@ final class TapeDecoder: Decoder {
 
     /// `T`, one of the types decoded directly (`direct` says which): the common fields of records.
     /// Saves the generic path's node, container and existential per value. `direct` came from
-    /// `KnownTypes.direct(T.self)`, which names `T` exactly, so each `unsafeBitCast` below is the
-    /// identity (a `String` to `T == String`); `as! T` would cost a dynamic cast per value.
+    /// `KnownTypes.direct(T.self)`, which names `T` exactly, so each `as! T` below casts a type to
+    /// itself (a `String` to `T == String`), which the runtime's cast checks first.
     @inline(__always)
     private func decodeDirect<T>(
         _ type: T.Type,
@@ -182,35 +182,25 @@ final class TapeDecoder: Decoder {
         node: @autoclosure () -> CodingPathNode
     ) throws -> T {
         switch direct {
-        case .string: return unsafeBitCast(try Unbox.string(view, index, node()), to: T.self)
-        case .double: return unsafeBitCast(try Unbox.double(view, index, node(), session.floatStrings), to: T.self)
-        case .int: return unsafeBitCast(try Unbox.integer(view, index, node(), as: Int.self), to: T.self)
-        case .bool: return unsafeBitCast(try Unbox.bool(view, index, node()), to: T.self)
-        case .strings: return unsafeBitCast(try array(at: index, node: node(), Unbox.string), to: T.self)
+        case .string: return try Unbox.string(view, index, node()) as! T
+        case .double:
+            return try Unbox.double(view, index, node(), session.floatStrings) as! T
+        case .int: return try Unbox.integer(view, index, node(), as: Int.self) as! T
+        case .bool: return try Unbox.bool(view, index, node()) as! T
+        case .strings: return try array(at: index, node: node(), Unbox.string) as! T
         case .doubles:
             let session = self.session
-            return unsafeBitCast(
-                try array(at: index, node: node()) { try Unbox.double($0, $1, $2(), session.floatStrings) },
-                to: T.self
-            )
+            return try array(at: index, node: node()) { try Unbox.double($0, $1, $2(), session.floatStrings) } as! T
         case .ints:
-            return unsafeBitCast(
-                try array(at: index, node: node()) { try Unbox.integer($0, $1, $2(), as: Int.self) },
-                to: T.self
-            )
-        case .doubles2: return unsafeBitCast(try doubles2(at: index, node: node()), to: T.self)
+            return try array(at: index, node: node()) { try Unbox.integer($0, $1, $2(), as: Int.self) } as! T
+        case .doubles2: return try doubles2(at: index, node: node()) as! T
         case .doubles3:
-            return unsafeBitCast(
-                try array(at: index, node: node()) { try self.doubles2(at: $1, node: $2()) },
-                to: T.self
-            )
+            return try array(at: index, node: node()) { try self.doubles2(at: $1, node: $2()) } as! T
         case .doubles4:
-            return unsafeBitCast(
-                try array(at: index, node: node()) { _, ring, node in
-                    try self.array(at: ring, node: node()) { try self.doubles2(at: $1, node: $2()) }
-                },
-                to: T.self
-            )
+            let polygons = try array(at: index, node: node()) { _, ring, node in
+                try self.array(at: ring, node: node()) { try self.doubles2(at: $1, node: $2()) }
+            }
+            return polygons as! T
         }
     }
 
