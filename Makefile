@@ -35,7 +35,7 @@ FUZZ_SECONDS ?= 60
 # each that they had one after another.
 SMOKE_FUZZ_SECONDS ?= 45
 
-.PHONY: all deps build release test docs lint format bench-peers bench-shapes bench-size bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile footprint fuzz fuzz-smoke
+.PHONY: all deps build release test docs lint format bench-peers bench-shapes bench-size bench-segments bench-threads demo bench bench-quick bench-report clean hardening sanitize leaks hostile footprint fuzz fuzz-build fuzz-smoke
 
 all: build
 
@@ -86,6 +86,10 @@ fuzz: deps
 
 fuzz-smoke: deps
 	@FUZZ_SECONDS=$(SMOKE_FUZZ_SECONDS) bash scripts/fuzz.sh
+
+# The fuzz binary alone (fuzz and fuzz-smoke build it when it is missing or older than a source).
+fuzz-build: deps
+	@bash scripts/fuzz.sh --build-only
 
 demo: release
 	@bash scripts/demo.sh "$(BIN)/yajl" "$(DEMO_DIR)" "$(DEMO_SIZE)"

@@ -23,7 +23,7 @@ export NO_COLOR=1
 
 # The first process's suites: the longest, about half of the suite's time (under AddressSanitizer
 # too). The second process runs every other suite, so a suite added later always runs.
-first='\.(ValidationVerdictTests|JSONPathMemoryTests|BulkDropTests|ReliabilityTests|DeepJSONValueTests|NetworkFaultTests|SegmentedDownloadTests|RecordDecodingTests|LeanReadAheadTests)/'
+first='\.(ValidationVerdictTests|JSONPathMemoryTests|BulkDropTests|ReliabilityTests|DeepJSONValueTests|NetworkFaultTests|SegmentedDownloadTests|RecordDecodingTests|LeanReadAheadTests|ChunkInvarianceTests)/'
 
 run() {  # run NAME ARGS...: one test process, its output in $dir/NAME.log, its status in $dir/NAME.status
   local name=$1 start=$SECONDS

@@ -33,6 +33,29 @@ package enum SharedMaterial {
     package static var isAvailable: Bool { root != nil }
 }
 
+/// The sanitizer the suite runs under (`YAJL_SANITIZER`, set by scripts/sanitized-tests.sh).
+/// That run is several times slower and is there to find memory errors: tests whose generated
+/// tables are large run a part of them under it (the plain run checks every case) and say so.
+package enum Sanitizer {
+    /// The sanitizer's name (`address`), or `nil` in a plain run.
+    package static let name = ProcessInfo.processInfo.environment["YAJL_SANITIZER"]
+
+    /// `full` in a plain run; `reduced` under a sanitizer, printing that `what` was cut.
+    package static func scaled<Count>(_ full: Count, underSanitizer reduced: Count, _ what: String) -> Count {
+        guard let name else { return full }
+        print("⚠️  \(what): \(reduced) instead of \(full) (under the \(name) sanitizer)")
+        return reduced
+    }
+
+    /// `full` in a plain run; under a sanitizer `reduced`, a part of it, printing how many cases
+    /// of `what` are left.
+    package static func scaled<Case>(_ full: [Case], underSanitizer reduced: [Case], _ what: String) -> [Case] {
+        guard let name else { return full }
+        print("⚠️  \(what): \(reduced.count) of \(full.count) (under the \(name) sanitizer)")
+        return reduced
+    }
+}
+
 /// Process memory figures from /proc/self/status (Linux).
 package enum ProcessMemory {
     /// A field of /proc/self/status in bytes (`VmRSS`, `VmHWM`).
@@ -52,19 +75,19 @@ package enum ProcessMemory {
     }
 
     /// The size of the document for a test whose size is there for its peak-memory check: `size`
-    /// where the check runs, an eighth of it (at least 16 MiB) where it cannot (under a sanitizer,
-    /// which also runs several times slower), so that the test still checks every result on a
-    /// document of many chunks and says that it was made smaller.
+    /// where the check runs. Under a sanitizer (which also runs several times slower) 4 MiB, and
+    /// elsewhere an eighth of it (at least 16 MiB): the test still checks every result on a
+    /// document of many chunks, and says that it was made smaller.
     package static func documentSize(forMemoryCheck size: Int, test: String) -> Int {
         guard let reason = unavailable else { return size }
-        let smaller = max(size / 8, min(size, 16 << 20))
+        let smaller = Sanitizer.name == nil ? max(size / 8, min(size, 16 << 20)) : min(size, 4 << 20)
         print("⚠️  \(test): \(smaller >> 20) MiB instead of \(size >> 20) MiB (\(reason))")
         return smaller
     }
 
     /// Why peak-memory checks cannot run here (the tests then say so), or `nil`.
     package static var unavailable: String? {
-        if let sanitizer = ProcessInfo.processInfo.environment["YAJL_SANITIZER"] {
+        if let sanitizer = Sanitizer.name {
             return "running under the \(sanitizer) sanitizer, whose shadow memory and quarantine dominate RSS"
         }
         if !FileManager.default.isWritableFile(atPath: "/proc/self/clear_refs") {

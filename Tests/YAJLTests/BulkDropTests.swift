@@ -140,11 +140,10 @@ struct BulkDropTests {
         let threadsBefore = Self.settle(to: 0) { Self.threads() }
         let descriptorsBefore = Self.descriptors()
         let residentBefore = Self.residentKiB()
-        // 400 drops of each kind: a reader that kept its thread or file would leave 400 behind
-        // (counted exactly), one that kept its buffers tens of MiB. Under a sanitizer (several
-        // times slower) 150, and it says so.
-        let rounds = ProcessInfo.processInfo.environment["YAJL_SANITIZER"] == nil ? 400 : 150
-        if rounds < 400 { print("⚠️  bulk drop \(kind): \(rounds) drops instead of 400 (under a sanitizer)") }
+        // 250 drops of each kind: a reader that kept its thread or file would leave 250 behind
+        // (counted exactly), one that kept its buffers more than 15 MiB (a 64 KiB read buffer
+        // each at least). Under a sanitizer (several times slower) 100, and it says so.
+        let rounds = Sanitizer.scaled(250, underSanitizer: 100, "bulk drop \(kind): drops")
         for round in 0..<rounds {
             // Most stop early, some read nothing, a few read far into the document.
             let count = round % 97 == 0 ? 5_000 : Int(random.next() % 40)
@@ -166,8 +165,8 @@ struct BulkDropTests {
             descriptorsAfter <= descriptorsBefore,
             "\(kind): \(descriptorsAfter - descriptorsBefore) descriptors left open"
         )
-        // 400 leaked readers would hold far more than 12 MiB (each a parsing thread, tapes, a
-        // 64 KiB read buffer at least); allocator noise stays within one or two. Not under a sanitizer, whose
+        // 250 leaked readers would hold more than 12 MiB (each a parsing thread, tapes, a 64 KiB
+        // read buffer at least); allocator noise stays within one or two. Not under a sanitizer, whose
         // quarantine keeps freed memory resident (threads and descriptors are checked there too).
         if let reason = ProcessMemory.unavailable {
             print("⚠️  bulk drop \(kind): resident memory not checked (\(reason))")

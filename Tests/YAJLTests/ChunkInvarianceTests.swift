@@ -71,7 +71,7 @@ struct ChunkInvarianceTests {
         let whole = parse(bytes)
         #expect(whole.error == nil)
         // 1-byte chunks over megabytes would take long in debug builds: use 7 and 31, and 4093.
-        for size in [7, 31, 4093] {
+        for size in Sanitizer.scaled([7, 31, 4093], underSanitizer: [31, 4093], "\(name): chunk sizes") {
             let chunked = parse(bytes, chunkSize: size)
             #expect(chunked == whole, "\(name) at chunk size \(size)")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YAJL
+import YAJLTestSupport
 
 @testable import YAJLCore
 
@@ -71,7 +72,7 @@ struct IRegexpBoundsTests {
     /// string at most doubles them (give or take the first positions).
     @Test func stepsAreLinearInTheString() throws {
         var r = Random(state: 0x5EA2C4)
-        for _ in 0..<300 {
+        for _ in 0..<Sanitizer.scaled(300, underSanitizer: 100, "linear steps: patterns") {
             let pattern = Self.pattern(&r, depth: 3)
             for whole in [true, false] {
                 let compiled = try #require(IRegexp(pattern, wholeString: whole))

@@ -28,7 +28,9 @@ struct LargeFixtureTests {
         counts.records = expected.records
         #expect(counts == expected)
         #expect(handler.pathMismatches.isEmpty, "\(handler.pathMismatches.prefix(3))")
-        #expect(handler.pathChecks == expected.nulls / 10_000 && handler.pathChecks > 10)
+        // One path checked in full every 10,000 nulls: many of them, a few on a sanitizer's 4 MiB.
+        #expect(handler.pathChecks == expected.nulls / 10_000)
+        #expect(handler.pathChecks > (size >= 16 << 20 ? 10 : 0), "\(handler.pathChecks) paths checked")
         if resetPeak {
             print("large fixture: \(expected.bytes >> 20) MiB parsed, peak RSS growth \((peak - before) >> 10) KiB")
             #expect(
