@@ -167,6 +167,29 @@ struct ToolTests {
         #expect(buffered.status == 1 && buffered.stderr.contains("maxBufferedBytes"))
     }
 
+    /// `--paths` over keys that need every escape, in the path and again in its JSON string: each
+    /// line, read by Foundation, is the RFC 9535 normalized path and the value.
+    @Test(.enabled(if: executable != nil, "yajl executable not built"))
+    func extractPathsQuoteEveryKey() throws {
+        var keys = ["plain", "it's", "back\\slash", "quo\"te", "a/b", "é", "😀", "\u{7F}", "\u{2028}", "'\\'"]
+        keys += (0..<0x20).map { "c" + String(UnicodeScalar(UInt8($0))) }
+        let records = keys.enumerated().map { [$0.element: $0.offset] }
+        let document = try JSONSerialization.data(withJSONObject: ["results": records])
+        let run = try Self.run(
+            ["extract", "$.results[*].*", "--paths", "--quiet"],
+            stdin: String(decoding: document, as: UTF8.self)
+        )
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == keys.count)
+        for (index, line) in lines.enumerated() where index < keys.count {
+            let pair = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [Any]
+            let expected = NormalizedPath.reference([.key("results"), .index(index), .key(keys[index])])
+            #expect(pair?.first as? String == expected, "line \(index + 1): \(line)")
+            #expect(pair?.last as? Int == index, "line \(index + 1): \(line)")
+        }
+    }
+
     @Test(.enabled(if: executable != nil, "yajl executable not built"))
     func badNDJSONLinesAreSkippedAndCounted() throws {
         let ndjson = "{\"id\": 1}\n{\"id\": 2, oops}\n{\"id\": 3}\n[1,\n"

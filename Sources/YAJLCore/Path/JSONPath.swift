@@ -51,14 +51,27 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible, Expressible
     /// The RFC 9535 normalized path (§2.7): every step in brackets, names in single quotes,
     /// e.g. `$['results'][3]['name']`. Two equal locations always give the same text.
     public var normalized: String {
-        var text = "$"
+        // Built as UTF-8 bytes and made a String once: `yajl extract --paths` asks for one per
+        // record, and appending piece by piece to a String cost more than the rest of the line.
+        var utf8: [UInt8] = [UInt8(ascii: "$")]
+        utf8.reserveCapacity(1 + 12 * components.count)
         for component in components {
+            utf8.append(UInt8(ascii: "["))
             switch component {
-            case .index(let index): text += "[\(index)]"
-            case .key(let key): text += "[" + JSONPath.quoted(key) + "]"
+            case .index(let index): utf8.append(contentsOf: String(index).utf8)
+            case .key(let key):
+                // A key with nothing to escape is copied as is; any other goes through `quoted`.
+                if key.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "'") && $0 != UInt8(ascii: "\\") }) {
+                    utf8.append(UInt8(ascii: "'"))
+                    utf8.append(contentsOf: key.utf8)
+                    utf8.append(UInt8(ascii: "'"))
+                } else {
+                    utf8.append(contentsOf: JSONPath.quoted(key).utf8)
+                }
             }
+            utf8.append(UInt8(ascii: "]"))
         }
-        return text
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     /// The normalized JSONPath, shortened for messages when it has more than `maxComponents`

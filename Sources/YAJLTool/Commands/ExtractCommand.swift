@@ -95,13 +95,16 @@ let extractCommand = Command(
         settings.values["--quiet"] == nil && (settings.values["--progress"] != nil || Syscalls.isTerminal(2))
     let progress = showProgress ? ProgressLine(total: name == "stdin" ? nil : fileSize(name), download: download) : nil
     let out = OutputBuffer()
+    let quoter = writesPaths ? PathQuoter() : nil
     var written = 0
     do {
         // Paths only when asked: `next()` skips building a JSONRecord (path, metadata) per value.
         while true {
-            if writesPaths {
+            if let quoter {
                 guard let record = try reader.nextRecord() else { break }
-                try out.write("[" + jsonQuoted(record.path.normalized) + ",")
+                try out.write("[")
+                try out.write(bytes: quoter.quoted(record.path.normalized))
+                try out.write(",")
                 try out.write(bytes: record.value.bytes)
                 try out.write("]\n")
             } else {
@@ -134,9 +137,30 @@ let extractCommand = Command(
     return ExitStatus.success
 }
 
-/// `text` as a JSON string literal, escaped by `yajl_gen` (``JSONValue/description``).
-func jsonQuoted(_ text: String) -> String {
-    JSONValue.string(text).description
+/// Paths as JSON string literals, escaped by one `yajl_gen` (a ``JSONWriter``) for the whole run:
+/// a generator made per record cost more than the rest of the line.
+final class PathQuoter {
+    /// What the writer has written since the last `quoted(_:)`.
+    private final class Collected {
+        var bytes: [UInt8] = []
+    }
+
+    private let collected = Collected()
+    private let writer: JSONWriter
+
+    init() {
+        let collected = self.collected
+        writer = JSONWriter(to: .closure { collected.bytes.append(contentsOf: $0) })
+        writer.allowMultipleValues(separator: "")
+    }
+
+    /// `text` as a JSON string literal, in UTF-8.
+    func quoted(_ text: String) throws -> [UInt8] {
+        collected.bytes.removeAll(keepingCapacity: true)
+        try writer.string(text)
+        try writer.flush()
+        return collected.bytes
+    }
 }
 
 func fileSize(_ path: String) -> Int? {
