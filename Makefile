@@ -6,6 +6,7 @@
 #                    hostile documents, its peak memory per command (make footprint), and a short
 #                    run of each fuzz target (CI runs it after `make test`)
 #   make fuzz        the fuzz targets, FUZZ_SECONDS each (default 60; the release check uses 600)
+#   make fuzz-build  the fuzz binary only (built again only when one of its sources is newer)
 #   make docs        the DocC archives of YAJL and YAJLHTTP in .build/docs; fails on any warning
 #                    and on any public symbol without a doc comment
 #   make lint        swift-format's lint of the whole tree (.swift-format), strict
