@@ -183,8 +183,7 @@ final class TapeDecoder: Decoder {
     ) throws -> T {
         switch direct {
         case .string: return try Unbox.string(view, index, node()) as! T
-        case .double:
-            return try Unbox.double(view, index, node(), session.floatStrings) as! T
+        case .double: return try Unbox.double(view, index, node(), session.floatStrings) as! T
         case .int: return try Unbox.integer(view, index, node(), as: Int.self) as! T
         case .bool: return try Unbox.bool(view, index, node()) as! T
         case .strings: return try array(at: index, node: node(), Unbox.string) as! T

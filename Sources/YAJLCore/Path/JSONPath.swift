@@ -59,15 +59,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible, Expressible
             utf8.append(UInt8(ascii: "["))
             switch component {
             case .index(let index): utf8.append(contentsOf: String(index).utf8)
-            case .key(let key):
-                // A key with nothing to escape is copied as is; any other goes through `quoted`.
-                if key.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "'") && $0 != UInt8(ascii: "\\") }) {
-                    utf8.append(UInt8(ascii: "'"))
-                    utf8.append(contentsOf: key.utf8)
-                    utf8.append(UInt8(ascii: "'"))
-                } else {
-                    utf8.append(contentsOf: JSONPath.quoted(key).utf8)
-                }
+            case .key(let key): JSONPath.appendQuoted(key, to: &utf8)
             }
             utf8.append(UInt8(ascii: "]"))
         }
@@ -100,21 +92,28 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible, Expressible
 
     /// `key` in single quotes with RFC 9535 normalized-path escapes.
     static func quoted(_ key: String) -> String {
-        var text = "'"
-        for scalar in key.unicodeScalars {
-            switch scalar {
-            case "'": text += "\\'"
-            case "\\": text += "\\\\"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                text += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
-            default: text.unicodeScalars.append(scalar)
+        var utf8: [UInt8] = []
+        appendQuoted(key, to: &utf8)
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// Appends `key` in single quotes with RFC 9535 normalized-path escapes (§2.7) to `utf8`.
+    /// Every escaped character is ASCII, and no byte of a multi-byte UTF-8 sequence is, so the
+    /// key is escaped byte by byte and every other byte is copied as it is.
+    static func appendQuoted(_ key: String, to utf8: inout [UInt8]) {
+        utf8.append(UInt8(ascii: "'"))
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "'"), UInt8(ascii: "\\"): utf8 += [UInt8(ascii: "\\"), byte]
+            case 0x08: utf8 += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+            case 0x0C: utf8 += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+            case 0x0A: utf8 += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: utf8 += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: utf8 += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case ..<0x20: utf8 += ("\\u00" + String(byte, radix: 16).leftPadded(to: 2)).utf8
+            default: utf8.append(byte)
             }
         }
-        return text + "'"
+        utf8.append(UInt8(ascii: "'"))
     }
 }
