@@ -21,14 +21,11 @@
 /// after its current read and releases the source.
 public final class JSONRecordReader<Record: Decodable> {
     /// Where records come from: one parse (on the caller's thread or a parsing thread), or
-    /// NDJSON line blocks parsed on worker threads.
-    private enum Engine {
-        case stream(RecordStream<Record>)
-        /// The parallel reader's next record (it needs `Record: Sendable`, which this type does
-        /// not require of every reader).
-        case parallel(() throws -> JSONRecord<Record>?)
-    }
-    private let engine: Engine
+    /// NDJSON line blocks parsed on worker threads (`parallelNext`). Exactly one is set.
+    private let stream: RecordStream<Record>?
+    /// The parallel reader's next record (it needs `Record: Sendable`, which this type does not
+    /// require of every reader).
+    private let parallelNext: (() throws -> JSONRecord<Record>?)?
     /// Where `next()` has a record decoded (uninitialized between calls). Allocated last in `init`,
     /// after everything that can throw: a throwing `init` runs no `deinit` to free it.
     private let valueSlot: UnsafeMutablePointer<Record>
@@ -53,14 +50,13 @@ public final class JSONRecordReader<Record: Decodable> {
         options.parsingThreadHelpsDecode = helpsDecode
         parsingThreadHelpsDecode = helpsDecode
         report = JSONRecordReport(maxKept: options.maxKeptFailures)
-        engine = .stream(
-            try RecordStream(
-                queries: try paths.map(JSONPathQuery.init),
-                input: .blocking(source),
-                options: options,
-                report: report
-            )
+        stream = try RecordStream(
+            queries: try paths.map(JSONPathQuery.init),
+            input: .blocking(source),
+            options: options,
+            report: report
         )
+        parallelNext = nil
         valueSlot = .allocate(capacity: 1)
     }
 
@@ -68,7 +64,8 @@ public final class JSONRecordReader<Record: Decodable> {
     private init(parallel reader: ParallelRecordReader<Record>) where Record: Sendable {
         report = reader.report
         parsingThreadHelpsDecode = false
-        engine = .parallel(reader.nextRecord)
+        stream = nil
+        parallelNext = reader.nextRecord
         valueSlot = .allocate(capacity: 1)
     }
 
@@ -98,21 +95,26 @@ public final class JSONRecordReader<Record: Decodable> {
 
     /// The next record, or `nil` at the end (of the input, or of the matches, or at the limit).
     public func next() throws -> Record? {
-        switch engine {
-        case .stream(let stream):
+        if let stream {
             guard try stream.nextValue(into: valueSlot) else { return nil }
             return valueSlot.move()
-        case .parallel(let next):
-            return try next()?.value
         }
+        return try nextParallelValue()
+    }
+
+    /// The parallel reader's next record's value. Out of line: its temporary of type
+    /// `JSONRecord<Record>?` needs that type's metadata. `next()` is generic code that is not
+    /// specialized for the caller's `Record`; with this inlined, it looked that metadata up in the
+    /// runtime's cache on entry, at every call, whichever reader it was.
+    @inline(never)
+    private func nextParallelValue() throws -> Record? {
+        try parallelNext?()?.value
     }
 
     /// The next record with where it came from (its path, which path matched, its line).
     public func nextRecord() throws -> JSONRecord<Record>? {
-        switch engine {
-        case .stream(let stream): return try stream.next()
-        case .parallel(let next): return try next()
-        }
+        if let stream { return try stream.next() }
+        return try parallelNext?()
     }
 
     /// Calls `body` with every remaining record.
