@@ -1,8 +1,9 @@
-// About 540 lines: the table of benchmark cases, one entry per measured operation, and the record
+// About 590 lines: the table of benchmark cases, one entry per measured operation, and the record
 // types they decode. A table reads best in one place.
 
 import CYAJLBaseline
 import Foundation
+import Synchronization
 import YAJL
 
 /// One thing to measure. Each case runs in a fresh child process, once per round, and reports
@@ -26,6 +27,23 @@ private func cBaseline(_ document: BenchmarkDocument, mode: cyajl_baseline_mode)
         counts.maps + counts.arrays + counts.keys + counts.strings + counts.integers + counts.doubles
             + counts.booleans + counts.nulls
     )
+}
+
+/// Runs `body` in a task and waits for it: how the async cases run inside the synchronous runner.
+private func waitForTask(_ body: @escaping @Sendable () async throws -> Int) throws -> Int {
+    let outcome = Mutex<Result<Int, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do {
+            let count = try await body()
+            outcome.withLock { $0 = .success(count) }
+        } catch {
+            outcome.withLock { $0 = .failure(error) }
+        }
+        done.signal()
+    }
+    done.wait()
+    return try outcome.withLock { $0! }.get()
 }
 
 /// Borrowed events, nothing done with them: the cost of the bridge itself.
@@ -270,6 +288,25 @@ let allCases: [BenchmarkCase] = [
             var count = 0
             while try reader.next() != nil { count += 1 }
             return count
+        }
+    ),
+    BenchmarkCase(
+        name: "records-async",
+        group: "records",
+        summary: "JSONRecords (for try await) at $.results[*] into the same struct",
+        skipReason: recordsOnly,
+        run: { document in
+            try waitForTask {
+                var count = 0
+                for try await _ in JSONRecords(
+                    RecordsDocument.Record.self,
+                    at: "$.results[*]",
+                    from: .file(document.path)
+                ) {
+                    count += 1
+                }
+                return count
+            }
         }
     ),
     BenchmarkCase(

@@ -148,6 +148,15 @@ enum Report {
                     )
                 )
             }
+            if let async = find(document, "records-async")?.medianMBps {
+                lines.append(
+                    String(
+                        format: "  Through `JSONRecords` in a task (`for try await`): %.1f MB/s = %.1f× JSONDecoder.",
+                        async,
+                        async / d
+                    )
+                )
+            }
         }
         for document in uniqued(results.map(\.document.name)) {
             guard let ours = find(document, "writer-minify")?.medianMBps,
@@ -362,6 +371,7 @@ enum Report {
             (selection of `$.results[*]` only), `records-values` (into owned `JSONValue`s),
             `records-decodable` (into a `Decodable` struct; the default `parsesConcurrently`, so parsing
             runs on a second thread while the caller decodes), `records-decodable-1t` (the same on one thread),
+            `records-async` (the same records through `JSONRecords` in a task, `for try await`),
             `geojson-decodable`, `geojson-decodable-1t` and `foundation-geojson` (canada.json's features,
             and the generated numbers documents' polygons at `$.results[*]`, into typed GeoJSON structs,
             coordinates `[[[Double]]]`, by `JSONRecordReader` on two threads and one, and by `JSONDecoder`),

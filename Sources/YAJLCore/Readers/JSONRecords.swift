@@ -110,13 +110,15 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
     /// The same records with their paths, matched path and lines.
     public var matches: Matches { Matches(base: self) }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(matches: Matches(base: self).makeAsyncIterator()) }
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(iteration: RecordIteration(queries: queries, source: source, options: options, report: report))
+    }
 
     /// Iterates decoded records.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var matches: Matches.AsyncIterator
+        let iteration: RecordIteration<Record>
         nonisolated(nonsending) public mutating func next() async throws -> Record? {
-            try await matches.nextValue()
+            try await iteration.nextValue()
         }
     }
 
@@ -126,56 +128,93 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
         let base: JSONRecords
 
         public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(queries: base.queries, source: base.source, options: base.options, report: base.report)
+            AsyncIterator(
+                iteration: RecordIteration(
+                    queries: base.queries,
+                    source: base.source,
+                    options: base.options,
+                    report: base.report
+                )
+            )
         }
 
         /// Iterates records with their metadata.
         public struct AsyncIterator: AsyncIteratorProtocol {
-            /// The engine; a class, so that dropping the iterator (leaving a `for try await`
-            /// loop early) stops its parsing thread.
-            private let engine: Result<Engine, any Error>
-
-            private enum Engine {
-                case serial(RecordStream<Record>)
-                case parallel(any ParallelRecordsIterating<Record>)
-            }
-
-            init(
-                queries: Result<[JSONPathQuery], JSONPathSyntaxError>,
-                source: Source,
-                options: JSONRecordOptions,
-                report: JSONRecordReport
-            ) {
-                let input: RecordStream<Record>.Input
-                switch source {
-                case .async(let async): input = .async(async)
-                case .blocking(let blocking): input = .blocking(blocking)
-                case .parallel(let make):
-                    engine = .success(.parallel(make(options, report)))
-                    return
-                }
-                engine = Result {
-                    .serial(
-                        try RecordStream(queries: try queries.get(), input: input, options: options, report: report)
-                    )
-                }
-            }
-
+            let iteration: RecordIteration<Record>
             nonisolated(nonsending) public mutating func next() async throws -> JSONRecord<Record>? {
-                switch try engine.get() {
-                case .serial(let stream): try await stream.next()
-                case .parallel(let records): try await records.next()
-                }
-            }
-
-            /// The next record's value, without building its ``JSONRecord``.
-            nonisolated(nonsending) mutating func nextValue() async throws -> Record? {
-                switch try engine.get() {
-                case .serial(let stream): try await stream.nextValue()
-                case .parallel(let records): try await records.next()?.value
-                }
+                try await iteration.next()
             }
         }
+    }
+}
+
+/// The engine of one iteration of ``JSONRecords`` or its ``JSONRecords/matches``: the record
+/// stream, or the parallel NDJSON reader, or the error that allowed neither (an invalid path).
+///
+/// A class, so that dropping the iterator that holds it (leaving a `for try await` loop early)
+/// stops its parsing thread. And a class for speed: `next()` and `nextValue()` are generic code
+/// that is not specialized for the caller's `Record`, and a class's methods find their generic
+/// metadata in the instance, where a generic struct's or enum's would look theirs up in the
+/// runtime's cache at every record.
+final class RecordIteration<Record: Decodable> {
+    /// One parse (in the task, or on a parsing thread); exactly one of the three is set.
+    private let stream: RecordStream<Record>?
+    /// NDJSON line blocks parsed on worker threads.
+    private let parallel: (any ParallelRecordsIterating<Record>)?
+    /// Why the iteration cannot start (thrown by every `next()`).
+    private let failure: (any Error)?
+
+    init(
+        queries: Result<[JSONPathQuery], JSONPathSyntaxError>,
+        source: JSONRecords<Record>.Source,
+        options: JSONRecordOptions,
+        report: JSONRecordReport
+    ) {
+        let input: RecordStream<Record>.Input
+        switch source {
+        case .async(let async): input = .async(async)
+        case .blocking(let blocking): input = .blocking(blocking)
+        case .parallel(let make):
+            (stream, parallel, failure) = (nil, make(options, report), nil)
+            return
+        }
+        do {
+            stream = try RecordStream(queries: try queries.get(), input: input, options: options, report: report)
+            failure = nil
+        } catch {
+            stream = nil
+            failure = error
+        }
+        parallel = nil
+    }
+
+    /// The next record with its metadata; `nil` at the end.
+    nonisolated(nonsending) func next() async throws -> JSONRecord<Record>? {
+        if let stream { return try await stream.next() }
+        return try await nextFromParallel()
+    }
+
+    /// The next record's value; `nil` at the end (no ``JSONRecord`` is built).
+    nonisolated(nonsending) func nextValue() async throws -> Record? {
+        if let stream { return try await stream.nextValue() }
+        return try await nextParallelValue()
+    }
+
+    /// ``nextFromParallel()``'s value. Out of line, as that is: a temporary of type
+    /// `JSONRecord<Record>?` in ``nextValue()`` would have it look that type's metadata up on
+    /// entry, at every record.
+    @inline(never)
+    nonisolated(nonsending) private func nextParallelValue() async throws -> Record? {
+        try await nextFromParallel()?.value
+    }
+
+    /// The parallel reader's next record, or the iteration's failure. Out of line, so that the
+    /// stream's path needs no metadata of the parallel reader's types.
+    @inline(never)
+    nonisolated(nonsending) private func nextFromParallel() async throws -> JSONRecord<Record>? {
+        if let parallel { return try await parallel.next() }
+        if let failure { throw failure }
+        return nil
     }
 }
 
