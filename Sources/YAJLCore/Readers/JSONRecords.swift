@@ -151,11 +151,11 @@ public struct JSONRecords<Record: Decodable>: AsyncSequence {
 /// The engine of one iteration of ``JSONRecords`` or its ``JSONRecords/matches``: the record
 /// stream, or the parallel NDJSON reader, or the error that allowed neither (an invalid path).
 ///
-/// A class, so that dropping the iterator that holds it (leaving a `for try await` loop early)
-/// stops its parsing thread. And a class for speed: `next()` and `nextValue()` are generic code
-/// that is not specialized for the caller's `Record`, and a class's methods find their generic
-/// metadata in the instance, where a generic struct's or enum's would look theirs up in the
-/// runtime's cache at every record.
+/// Dropping the iterator that holds it (leaving a `for try await` loop early) releases it, and
+/// with it the stream, whose `deinit` stops the parsing thread. A class for speed: `next()` and
+/// `nextValue()` are generic code that is not specialized for the caller's `Record`, and a class's
+/// methods find their generic metadata in the instance, where a generic struct's or enum's would
+/// look theirs up in the runtime's cache at every record.
 final class RecordIteration<Record: Decodable> {
     /// One parse (in the task, or on a parsing thread); exactly one of the three is set.
     private let stream: RecordStream<Record>?
